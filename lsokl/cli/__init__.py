@@ -1,0 +1,29 @@
+"""The ``lsokl`` command line: thin wrappers that parse arguments and call the library."""
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="lsokl",
+    help="Reproduce large-scale online kernel learning papers (FOGD, NOGD and their baselines) "
+    "on real data, fast.\n\nTypical use: `lsokl fetch a9a`, `lsokl run configs/table5.yaml`, "
+    "`lsokl report results/table5`.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+
+@app.callback()
+def _root() -> None:
+    """Reproduce large-scale online kernel learning papers on real data, fast."""
+
+
+from . import data as _data  # noqa: E402,F401  (registers `fetch`, `datasets`)
+from . import experiments as _experiments  # noqa: E402,F401  (registers `run`, `report`)
+from . import learners as _learners  # noqa: E402,F401  (registers `algorithms`)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,2 @@
+"""Commands (filled in by their issue)."""
+from . import app  # noqa: F401

@@ -1,0 +1,50 @@
+"""Kernel Perceptron (no budget), as the authors' ``binary/perceptron.m``.
+
+On a mistake (sign(f) != y, with sign(0) = +1) the instance is stored with coefficient y.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .base import SIGMA
+from .kernels import JIT, append_slot, kernel_row, sign, store_row
+from .support import SupportVectorLearner
+
+
+@njit(**JIT)
+def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts, inv2s2, krow):
+    for t in range(start, stop):
+        i = order[t]
+        m = size[0]
+        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+        f = 0.0
+        for j in range(m):
+            f += alpha[j] * krow[j]
+        counts[0] += 1
+        if sign(f) != y[i]:
+            counts[1] += 1
+            counts[2] += 1
+            slot = append_slot(sv_order, m)
+            store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+            alpha[slot] = y[i]
+            size[0] = m + 1
+
+
+class KernelPerceptron(SupportVectorLearner):
+    """Kernel Perceptron with a Gaussian kernel of width ``sigma`` and no budget."""
+
+    name = "perceptron"
+    task = "binary"
+    budgeted = False
+    _params = {"sigma": SIGMA}
+
+    def __init__(self, *, sigma: float = 8.0):
+        self.sigma = sigma
+
+    def _allocate(self, n_features, capacity, source):
+        self._allocate_support(n_features, capacity)
+
+    def _play(self, stream, y, order, start, stop):
+        _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
+              self.order_, self.alpha_, self.size_, self.counts_,
+              1.0 / (2.0 * self.sigma**2), self.krow_)

@@ -1,0 +1,67 @@
+"""One table from the names used in configs to learner classes.
+
+Entries are import paths, so importing the registry is cheap and a learner module is only
+loaded (and compiled) when it is used. Adding an algorithm = one module + one line here.
+"""
+from __future__ import annotations
+
+import importlib
+
+from ..errors import UnknownNameError
+
+# (task, config name) -> "module:Class"
+LEARNERS: dict[tuple[str, str], str] = {
+    ("binary", "perceptron"): "lsokl.learners.perceptron:KernelPerceptron",
+    ("binary", "ogd"): "lsokl.learners.ogd:KernelOGD",
+    ("binary", "rbp"): "lsokl.learners.rbp:RBP",
+    ("binary", "forgetron"): "lsokl.learners.forgetron:Forgetron",
+    ("binary", "projectron"): "lsokl.learners.projectron:Projectron",
+    ("binary", "projectron++"): "lsokl.learners.projectron:ProjectronPP",
+    ("binary", "bpas"): "lsokl.learners.bpas:BPAS",
+    ("binary", "bogd"): "lsokl.learners.bogd:BOGD",
+    ("binary", "fogd"): "lsokl.learners.fogd:FOGD",
+    ("binary", "nogd"): "lsokl.learners.nogd:NOGD",
+}
+
+# Names as the papers' tables print them, for reports.
+DISPLAY_NAMES = {
+    "perceptron": "Perceptron", "ogd": "OGD", "rbp": "RBP", "forgetron": "Forgetron",
+    "projectron": "Projectron", "projectron++": "Projectron++", "bpas": "BPA-S", "bogd": "BOGD",
+    "fogd": "FOGD", "nogd": "NOGD", "norma": "NORMA",
+}
+
+ALIASES = {"bpa-s": "bpas", "projectronpp": "projectron++", "kernel-perceptron": "perceptron",
+           "kernel-ogd": "ogd"}
+
+
+def names(task: str | None = None) -> list[str]:
+    """Registered config names (for one task, or all)."""
+    return sorted({n for (t, n) in LEARNERS if task is None or t == task})
+
+
+def canonical(name: str) -> str:
+    key = name.strip().lower()
+    return ALIASES.get(key, key)
+
+
+def get(name: str, task: str = "binary") -> type:
+    """The learner class registered as ``name`` for ``task``; unknown names suggest the closest."""
+    key = canonical(name)
+    if (task, key) not in LEARNERS:
+        if any(n == key for (_, n) in LEARNERS):
+            tasks = sorted(t for (t, n) in LEARNERS if n == key)
+            raise UnknownNameError(f"{task} algorithm (it exists for {', '.join(tasks)})", name,
+                                   names(task))
+        raise UnknownNameError(f"{task} algorithm", name, names(task))
+    module, cls = LEARNERS[(task, key)].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def create(name: str, task: str = "binary", **params):
+    """Instantiate a registered learner; unknown parameters are reported with the valid ones."""
+    cls = get(name, task)
+    valid = set(cls._get_param_names())
+    bad = [p for p in params if p not in valid]
+    if bad:
+        raise UnknownNameError(f"parameter of {name}", bad[0], valid)
+    return cls(**params)
