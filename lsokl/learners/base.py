@@ -77,6 +77,8 @@ class OnlineLearner(BaseEstimator):
     task: ClassVar[str] = "binary"
     budgeted: ClassVar[bool] = True
     randomized: ClassVar[bool] = False
+    # False for learners whose ``support_size_`` counts updates rather than stored vectors (FOGD).
+    stores_support_vectors: ClassVar[bool] = True
     _params: ClassVar[dict] = {}
 
     # ----------------------------------------------------------------- validation

@@ -1,0 +1,149 @@
+"""Checks every registered learner must pass, whatever its algorithm.
+
+Budget never exceeded at any step; same seed -> same trace; pickling mid-stream and continuing
+gives the same model; a separable stream is learned; invalid parameters are rejected with a
+message naming them; float32 and CSR inputs agree with float64 dense.
+"""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from lsokl.learners import registry
+from lsokl.learners.params import Num, OneOf
+
+ALL = sorted(registry.LEARNERS)
+
+
+def _toy(task: str, n: int = 600, d: int = 5, seed: int = 0):
+    """A stream that a Gaussian-kernel learner with sigma=1 separates easily."""
+    rng = np.random.default_rng(seed)
+    if task == "regression":
+        X = rng.uniform(0, 1, size=(n, d))
+        y = 0.5 + 0.3 * np.sin(3 * X[:, 0])
+        return X, y
+    m = 2 if task == "binary" else 3
+    labels = rng.integers(0, m, size=n)
+    centres = 3.0 * rng.standard_normal((m, d))
+    X = centres[labels] + 0.3 * rng.standard_normal((n, d))
+    y = np.where(labels == 1, 1.0, -1.0) if task == "binary" else labels
+    return X, y
+
+
+def _make(task, name, **overrides):
+    cls = registry.get(name, task)
+    params = {"sigma": 1.0}
+    names = cls._get_param_names()
+    if "budget" in names:
+        params["budget"] = 12
+    if "random_state" in names:
+        params["random_state"] = 7
+    params.update(overrides)
+    return cls(**{k: v for k, v in params.items() if k in names})
+
+
+@pytest.fixture(params=ALL, ids=[f"{t}-{n}" for t, n in ALL])
+def spec(request):
+    return request.param
+
+
+def test_budget_never_exceeded_at_any_step(spec):
+    task, name = spec
+    learner = _make(task, name)
+    if not learner.budgeted or not getattr(learner, "stores_support_vectors", True):
+        pytest.skip(f"{name} keeps no support-vector budget")
+    X, y = _toy(task)
+    trace = learner.run(X, y, n_checkpoints=len(y))  # a checkpoint after every step
+    assert len(trace.ckpt_support) == len(y)
+    assert trace.ckpt_support.max() <= learner.budget
+    assert trace.ckpt_support.max() == learner.budget, "the toy stream should fill the budget"
+
+
+def test_same_seed_same_trace(spec):
+    task, name = spec
+    X, y = _toy(task)
+    order = np.random.default_rng(3).permutation(len(y))
+    a = _make(task, name).run(X, y, order)
+    b = _make(task, name).run(X, y, order)
+    assert a.mistakes == b.mistakes and a.support_size == b.support_size
+    np.testing.assert_array_equal(a.ckpt_mistakes, b.ckpt_mistakes)
+    np.testing.assert_array_equal(a.ckpt_support, b.ckpt_support)
+    if task == "regression":
+        assert a.squared_loss == b.squared_loss
+
+
+def test_pickle_mid_stream_then_continue(spec):
+    task, name = spec
+    X, y = _toy(task)
+    half = len(y) // 2
+    straight = _make(task, name).partial_fit(X[:half], y[:half])
+    resumed = pickle.loads(pickle.dumps(straight))
+    straight.partial_fit(X[half:], y[half:])
+    resumed.partial_fit(X[half:], y[half:])
+    np.testing.assert_array_equal(straight.counts_, resumed.counts_)
+    np.testing.assert_allclose(straight.decision_function(X[:50]), resumed.decision_function(X[:50]),
+                               rtol=0, atol=1e-12)
+
+
+def test_partial_fit_in_chunks_equals_run(spec):
+    task, name = spec
+    X, y = _toy(task, n=300)
+    whole = _make(task, name)
+    trace = whole.run(X, y)
+    chunked = _make(task, name)
+    for lo in range(0, len(y), 70):
+        chunked.partial_fit(X[lo:lo + 70], y[lo:lo + 70], classes=np.unique(y) if task != "regression" else None)
+    assert chunked.counts_[1] == trace.mistakes
+    np.testing.assert_allclose(chunked.decision_function(X[:40]), whole.decision_function(X[:40]),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_learns_a_separable_stream(spec):
+    task, name = spec
+    X, y = _toy(task, n=1500)
+    trace = _make(task, name).run(X, y)
+    if task == "regression":
+        assert trace.squared_loss < np.var(y), "worse than predicting the mean"
+    else:
+        chance = 1.0 - 1.0 / (2 if task == "binary" else 3)
+        assert trace.mistake_rate < chance / 3, f"{name}: mistake rate {trace.mistake_rate:.3f}"
+
+
+def test_invalid_parameters_are_named_in_the_error(spec):
+    task, name = spec
+    cls = registry.get(name, task)
+    X, y = _toy(task, n=20)
+    assert cls._params, f"{name} declares no parameter checks"
+    for pname, rule in cls._params.items():
+        if isinstance(rule, Num):
+            bad = rule.low - 1 if np.isfinite(rule.low) else "not-a-number"
+        elif isinstance(rule, OneOf):
+            bad = "bogus"
+        else:
+            bad = -5
+        with pytest.raises(ValueError, match=repr(pname)):
+            _make(task, name, **{pname: bad}).run(X, y)
+
+
+def test_unknown_parameter_suggests_the_closest():
+    with pytest.raises(KeyError, match="sigma"):
+        registry.create("perceptron", "binary", sigmaa=3.0)
+
+
+def test_float32_and_csr_agree_with_float64_dense(spec):
+    task, name = spec
+    X, y = _toy(task, n=400)
+    X[np.abs(X) < 0.5] = 0.0  # give CSR something to skip
+    order = np.random.default_rng(1).permutation(len(y))
+    ref = _make(task, name)
+    t64 = ref.run(X, y, order)
+    csr = _make(task, name)
+    tcsr = csr.run(sp.csr_matrix(X), y, order)
+    assert tcsr.mistakes == t64.mistakes
+    np.testing.assert_allclose(csr.decision_function(X[:30]), ref.decision_function(X[:30]),
+                               rtol=1e-7, atol=1e-7)
+    t32 = _make(task, name).run(X.astype(np.float32), y, order)
+    assert abs(t32.mistakes - t64.mistakes) <= max(3, 0.02 * len(y))
