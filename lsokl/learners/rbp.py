@@ -1,0 +1,71 @@
+"""Random Budget Perceptron, as the authors' ``binary/RBP.m`` (spec section 1.3).
+
+Perceptron updates (on sign mistakes, sign(0) = +1). With the budget full, one stored vector
+chosen uniformly among the B current ones is removed first (``randperm(B)(1)`` in the authors'
+code indexes the oldest-first list), then the new one is appended as the newest, so the new
+point is never the one removed. Draws come from a :class:`PositionBuffer`: the j-th removal uses
+the j-th draw, which is what lets a recorded Octave stream be replayed exactly.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .base import SEED, SIGMA
+from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
+from .params import BUDGET
+from .randomness import PositionBuffer
+from .support import SupportVectorLearner
+
+
+@njit(**JIT)
+def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts, inv2s2,
+          budget, draws, cursor, krow):
+    for t in range(start, stop):
+        i = order[t]
+        m = size[0]
+        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+        f = 0.0
+        for j in range(m):
+            f += alpha[j] * krow[j]
+        counts[0] += 1
+        if sign(f) != y[i]:
+            counts[1] += 1
+            counts[2] += 1
+            if m < budget:
+                slot = append_slot(sv_order, m)
+                size[0] = m + 1
+            else:
+                pos = draws[cursor[0]]
+                cursor[0] += 1
+                if pos < 0 or pos >= budget:
+                    raise ValueError("removal draw out of range: the random source ran out or "
+                                     "was recorded for another budget")
+                slot = evict_and_reuse(sv_order, m, pos)
+            store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+            alpha[slot] = y[i]
+
+
+class RBP(SupportVectorLearner):
+    """Kernel Perceptron with at most ``budget`` support vectors and uniform random removal."""
+
+    name = "rbp"
+    task = "binary"
+    budgeted = True
+    randomized = True
+    _params = {"sigma": SIGMA, "budget": BUDGET, "random_state": SEED}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 100, random_state=None):
+        self.sigma = sigma
+        self.budget = budget
+        self.random_state = random_state
+
+    def _allocate(self, n_features, capacity, source):
+        self._allocate_support(n_features, capacity)
+        self.positions_ = PositionBuffer(source, int(self.budget))
+
+    def _play(self, stream, y, order, start, stop):
+        # At most one removal per step, so this many draws always suffice for the segment.
+        self.positions_.ensure(stop - start)
+        _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
+              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
+              int(self.budget), self.positions_.draws, self.positions_.cursor, self.krow_)
