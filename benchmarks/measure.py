@@ -1,0 +1,144 @@
+"""One throughput measurement in a fresh process (so peak RSS belongs to it alone).
+
+    python benchmarks/measure.py DATASET ALGORITHM   -> one JSON line on stdout
+
+ALGORITHM is an lsokl learner name, or one of the baselines ``sk-rff`` (scikit-learn
+RBFSampler(800) + SGDClassifier(hinge), strict online: transform, predict, partial_fit per
+sample), ``sk-nystroem`` (Nystroem(100) fitted on the first 100 samples + the same SGD), or
+``fogd-features`` (the machine's bound for FOGD: the stream's Fourier features alone, one BLAS
+call per block plus vectorised cos/sin, same precision).
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+SIGMA, BUDGET, RHO_F, RHO_N = 8.0, 100, 4, 0.2
+SK_SAMPLES = 3000  # scikit-learn's strict-online loop runs ~500 samples/s: time a prefix
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def load_stream(name: str):
+    from lsokl.data import load
+
+    if name == "covtype-shaped":
+        ds = load("scale", n=581012, d=54, seed=0)
+    else:
+        ds = load(name)
+    order = np.random.default_rng(0).permutation(ds.n_samples)
+    return ds.X, np.asarray(ds.y, dtype=np.float64), order
+
+
+def paper_params(name: str) -> dict:
+    from lsokl.learners import registry
+
+    names = set(registry.get(name, "binary")._get_param_names())
+    params = {"sigma": SIGMA, "budget": BUDGET, "rho_f": RHO_F, "rho_n": RHO_N, "random_state": 0}
+    return {k: v for k, v in params.items() if k in names}
+
+
+def warm_up(name: str) -> None:
+    """Compile (or load from numba's cache) on a tiny stream, dense and sparse, before timing."""
+    import scipy.sparse as sp
+
+    from lsokl.learners import create
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((300, 5))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    for Xw in (X, sp.csr_matrix(X)):
+        create(name, "binary", **{**paper_params(name), "budget": 10}).run(Xw, y)
+
+
+def lsokl_rate(dataset: str, name: str) -> dict:
+    from lsokl.learners import create
+
+    warm_up(name)
+    X, y, order = load_stream(dataset)
+    before = rss_mb()
+    learner = create(name, "binary", **paper_params(name))
+    trace = learner.run(X, y, order)
+    out = {"samples_per_s": len(order) / trace.elapsed, "elapsed_s": trace.elapsed,
+           "mistake_rate": trace.mistake_rate, "rss_before_mb": before}
+    if name == "nogd":  # throughput after the switch to the fixed Nystrom feature map
+        full = np.flatnonzero(trace.ckpt_support >= BUDGET)
+        if len(full) >= 3:
+            a, b = full[1], len(trace.checkpoints) - 1
+            dt = trace.ckpt_time[b] - trace.ckpt_time[a]
+            out["after_switch_samples_per_s"] = (trace.checkpoints[b] - trace.checkpoints[a]) / dt
+    return out
+
+
+def sklearn_rate(dataset: str, which: str) -> dict:
+    from sklearn.kernel_approximation import Nystroem, RBFSampler
+    from sklearn.linear_model import SGDClassifier
+
+    X, y, order = load_stream(dataset)
+    order = order[:SK_SAMPLES]
+    gamma = 1.0 / (2 * SIGMA**2)
+    if which == "sk-rff":
+        mapper = RBFSampler(gamma=gamma, n_components=2 * RHO_F * BUDGET, random_state=0).fit(X[:1])
+    else:
+        mapper = Nystroem(gamma=gamma, n_components=BUDGET, random_state=0).fit(X[order[:BUDGET]])
+    clf = SGDClassifier(loss="hinge")
+    classes = np.array([-1.0, 1.0])
+    mistakes = 0
+    before = rss_mb()
+    start = time.perf_counter()
+    for t, i in enumerate(order):
+        z = mapper.transform(X[i : i + 1])
+        if t > 0:
+            mistakes += int(clf.predict(z)[0] != y[i])
+        clf.partial_fit(z, y[i : i + 1], classes=classes)
+    elapsed = time.perf_counter() - start
+    return {"samples_per_s": len(order) / elapsed, "elapsed_s": elapsed,
+            "mistake_rate": mistakes / len(order), "rss_before_mb": before, "n_timed": len(order)}
+
+
+def fogd_feature_bound(dataset: str) -> dict:
+    """Fourier features of the whole stream: X_block @ U (BLAS) then cos and sin, no learning."""
+    from lsokl.learners import features
+
+    X, y, order = load_stream(dataset)
+    d = X.shape[1]
+    U = np.random.default_rng(0).standard_normal((d, RHO_F * BUDGET)) / SIGMA
+    block = 256
+    sink = 0.0
+    features.fourier_block(X[order[:block]], U)  # compile
+    before = rss_mb()
+    start = time.perf_counter()
+    for a in range(0, len(order), block):
+        Z = features.fourier_block(X[order[a : a + block]], U)
+        sink += Z[0, 0]
+    elapsed = time.perf_counter() - start
+    return {"samples_per_s": len(order) / elapsed, "elapsed_s": elapsed, "rss_before_mb": before}
+
+
+def main(dataset: str, algorithm: str) -> None:
+    with threadpool_limits(limits=1):
+        if algorithm.startswith("sk-"):
+            out = sklearn_rate(dataset, algorithm)
+        elif algorithm == "fogd-features":
+            out = fogd_feature_bound(dataset)
+        else:
+            out = lsokl_rate(dataset, algorithm)
+    out.update(dataset=dataset, algorithm=algorithm, peak_rss_mb=rss_mb())
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
