@@ -1,2 +1,112 @@
-"""Commands (filled in by their issue)."""
-from . import app  # noqa: F401
+"""`lsokl run` and `lsokl report`: parse arguments, call lsokl.runner / lsokl.report, print."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import LsoklError
+from . import app
+
+console = Console()
+
+
+def _fail(exc: Exception) -> None:
+    console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+    raise typer.Exit(2)
+
+
+class _Bar:
+    """One rich progress bar over cells, with ETA; failures are printed as they happen."""
+
+    def __init__(self):
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+                                 TimeRemainingColumn(), console=console, transient=False)
+
+    def start(self, total: int) -> None:
+        self.task = self.progress.add_task("cells", total=total)
+        self.progress.start()
+
+    def advance(self, rec: dict) -> None:
+        if rec["status"] != "ok":
+            err = rec.get("error") or {}
+            why = f"{err.get('type')}: {err.get('message')}" if err else ""
+            self.progress.console.print(
+                f"[red]{rec['status']}[/red] {rec['dataset']} {rec['algorithm']} "
+                f"perm {rec['permutation']} {why}".rstrip(), highlight=False)
+        self.progress.advance(self.task)
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+def _print_grid(exp) -> None:
+    from ..config import grid_counts
+
+    counts = grid_counts(exp.cells)
+    labels = list(exp.algorithms)
+    table = Table(title=f"{exp.name}: {len(exp.cells)} cells (settings x permutations)")
+    table.add_column("dataset")
+    for label in labels:
+        table.add_column(label, justify="right")
+    table.add_column("total", justify="right", style="bold")
+    for ds, row in counts.items():
+        table.add_row(ds, *[str(row.get(lab, 0)) for lab in labels], str(sum(row.values())))
+    totals = [sum(r.get(lab, 0) for r in counts.values()) for lab in labels]
+    table.add_row("total", *map(str, totals), str(len(exp.cells)), style="bold")
+    console.print(table)
+    for spec in exp.datasets.values():
+        console.print(f"  {spec.name}: {spec.permutations} permutations ({spec.permutation_source}), "
+                      f"scale={spec.scale}, max_samples={spec.max_samples}", highlight=False)
+
+
+@app.command("run")
+def run(
+    config: Path = typer.Argument(..., help="experiment config (YAML)", exists=True, dir_okay=False),
+    dataset: list[str] = typer.Option([], "-d", "--dataset", help="only this dataset (repeatable)"),
+    algorithm: list[str] = typer.Option(
+        [], "-a", "--algorithm", help="only this algorithm, e.g. fogd or 'fogd[eta=0.002]' (repeatable)"),
+    jobs: Optional[int] = typer.Option(None, "-j", "--jobs", min=1, help="worker processes [default: all cores]"),
+    backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (implies --backend dask)"),
+    results: Optional[Path] = typer.Option(None, "--results", help="results folder [default: results/<config name>]"),
+    force: bool = typer.Option(False, "--force", help="rerun the selected cells even if finished"),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the expanded grid and exit"),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="no progress bar"),
+) -> None:
+    """Run every cell of a config (dataset x algorithm x parameters x permutation); resumable."""
+    from ..config import load_config
+    from ..runner import run_experiment
+
+    try:
+        exp = load_config(config)
+        for w in exp.warnings:
+            console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+        if dry_run:
+            exp.cells = exp.select(dataset, algorithm)
+            _print_grid(exp)
+            raise typer.Exit(0)
+        out = results or Path("results") / exp.name
+        summary = run_experiment(
+            exp, out, datasets=dataset, algorithms=algorithm, jobs=jobs, backend=backend,
+            scheduler=scheduler, force=force, retry_failed=retry_failed,
+            config_text=config.read_text(), progress=None if quiet else _Bar())
+    except LsoklError as exc:
+        _fail(exc)
+    ran = sum(summary.ran.values())
+    console.print(
+        f"[bold]{summary.selected} cells[/bold]: {summary.ran['ok']} done, {summary.skipped_ok} skipped "
+        f"(already done), {summary.ran['failed']} failed, {summary.ran['diverged']} diverged, "
+        f"{summary.ran['timeout']} timed out"
+        + (f"; kept from earlier runs: {dict(summary.kept_failed)} (--retry-failed reruns them)"
+           if summary.kept_failed else "")
+        + f". Records in {out}/records ({ran} written).", highlight=False)
+    raise typer.Exit(summary.exit_code)

@@ -1,0 +1,552 @@
+"""Experiment configs: typed YAML -> validated :class:`Experiment` -> a list of :class:`Cell`.
+
+A config declares a grid. Every list-valued learner parameter expands to a product, so
+``eta: [0.2, 0.02]`` with ``budget: [50, 100]`` gives four settings, each run on every
+permutation of every dataset. Example::
+
+    name: table5
+    seed: 0
+    permutations: 20
+    budgets: 100                 # sugar for `defaults: {budget: ...}`; only budgeted learners take it
+    defaults: {sigma: 8}         # any parameter, given to every learner that has it
+    datasets:
+      german: {scale: minmax}
+      w7a:
+        max_samples: 5000
+        algorithms: {fogd: {eta: 0.02}}    # per-dataset, per-algorithm override
+        exclude: [perceptron, ogd]
+    algorithms:
+      perceptron: {}
+      fogd: {eta: [0.2, 0.002], D: 400}
+      fogd-small: {learner: fogd, D: 100}  # a second setting under its own label
+
+Every error names the file, the key path and what was expected; unknown keys are errors and
+unknown names suggest the closest registered one.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError, UnknownNameError, closest
+
+TASKS = ("binary", "multiclass", "regression")
+SCALES = ("none", "minmax", "minmax_pm1", "standard")
+PERMUTATION_SOURCES = ("seed", "authors")
+BUDGET_PARAM = "budget"
+
+TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_source",
+            "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
+            "datasets", "algorithms")
+DATASET_KEYS = ("task", "scale", "max_samples", "permutations", "permutation_source",
+                "budgets", "defaults", "algorithms", "exclude")
+LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
+
+
+# --------------------------------------------------------------------------- YAML
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that reads ``1e-3`` as a float (YAML 1.1 would make it a string)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+                  |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+                  |\.[0-9_]+(?:[eE][-+][0-9]+)?
+                  |[-+]?\.(?:inf|Inf|INF)
+                  |\.(?:nan|NaN|NAN))$""", re.X),
+    list("-+0123456789."))
+
+
+# --------------------------------------------------------------------------- the model
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    task: str
+    scale: str | None
+    max_samples: int | None
+    permutations: int
+    permutation_source: str
+
+    def load_options(self) -> dict:
+        """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
+        opts = {}
+        if self.scale is not None:
+            opts["scale"] = self.scale
+        if self.max_samples is not None:
+            opts["max_samples"] = self.max_samples
+        return opts
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One online pass: a dataset, a learner with fixed parameters, one permutation."""
+
+    dataset: str
+    task: str
+    algorithm: str  # the label used in the config (and in reports)
+    learner: str  # the registry name
+    params: tuple  # sorted (name, value) pairs, JSON-able values
+    permutation: int
+    seed: int
+    permutation_source: str
+    max_samples: int | None
+    scale: str | None
+    n_checkpoints: int | None
+    timeout: float | None
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    def setting(self) -> str:
+        """``fogd[D=400,eta=0.002]``: the label plus the parameters that vary in the grid."""
+        inner = ",".join(f"{k}={_fmt(v)}" for k, v in self.params)
+        return f"{self.algorithm}[{inner}]" if inner else self.algorithm
+
+    def spec(self, dataset_sha256: str | None, version: str) -> dict:
+        """Everything that determines the result; its hash is the cell key."""
+        return {
+            "dataset": self.dataset, "dataset_sha256": dataset_sha256, "task": self.task,
+            "learner": self.learner, "params": self.param_dict, "lsokl_version": version,
+            "permutation": self.permutation, "permutation_source": self.permutation_source,
+            "seed": self.seed, "max_samples": self.max_samples, "scale": self.scale,
+            "n_checkpoints": self.n_checkpoints,
+        }
+
+
+@dataclass
+class Experiment:
+    path: str
+    name: str
+    seed: int
+    datasets: dict[str, DatasetSpec]
+    algorithms: dict[str, str]  # label -> registry name
+    cells: list[Cell]
+    raw: dict = field(repr=False)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def config_hash(self) -> str:
+        return stable_hash(self.raw)
+
+    def select(self, datasets=(), algorithms=()) -> list[Cell]:
+        """The cells kept by ``-d``/``-a`` filters (``fogd`` or ``fogd[eta=0.002]``)."""
+        cells = self.cells
+        if datasets:
+            for d in datasets:
+                if d not in self.datasets:
+                    raise UnknownNameError("dataset in this config", d, self.datasets)
+            cells = [c for c in cells if c.dataset in set(datasets)]
+        if algorithms:
+            filters = [parse_algorithm_filter(a) for a in algorithms]
+            for label, _ in filters:
+                if label not in self.algorithms:
+                    raise UnknownNameError("algorithm in this config", label, self.algorithms)
+            cells = [c for c in cells if any(_matches(c, lab, want) for lab, want in filters)]
+        return cells
+
+
+def _matches(cell: Cell, label: str, want: dict) -> bool:
+    if cell.algorithm != label:
+        return False
+    params = cell.param_dict
+    return all(k in params and _same(params[k], v) for k, v in want.items())
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, Real) and isinstance(b, Real) and not isinstance(a, bool):
+        return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=0.0)
+    return a == b
+
+
+def parse_algorithm_filter(text: str) -> tuple[str, dict]:
+    """``fogd[eta=0.002,D=400]`` -> ("fogd", {"eta": 0.002, "D": 400})."""
+    m = re.fullmatch(r"\s*([^\[\]]+?)\s*(?:\[(.*)\])?\s*", text)
+    if not m:
+        raise ConfigError(f"cannot read algorithm filter {text!r}; expected NAME or NAME[param=value,...]")
+    label, inner = m.group(1), m.group(2)
+    want = {}
+    for part in filter(None, (p.strip() for p in (inner or "").split(","))):
+        if "=" not in part:
+            raise ConfigError(f"algorithm filter {text!r}: expected param=value, got {part!r}")
+        k, v = part.split("=", 1)
+        want[k.strip()] = yaml.load(v.strip(), Loader=_Loader)
+    return label, want
+
+
+# --------------------------------------------------------------------------- helpers
+def stable_hash(obj: Any) -> str:
+    """sha256 of the canonical JSON of ``obj`` (sorted keys, no whitespace)."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _json_default(o):
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, (set, tuple)):
+        return list(o)
+    raise TypeError(f"not JSON-serialisable: {o!r}")
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, Integral) and not isinstance(v, bool)
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, Real) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
+
+
+def describe_rule(rule) -> str | None:
+    """A learner parameter rule (lsokl.learners.params) in the words of an error message."""
+    name = type(rule).__name__
+    if name == "Num":
+        kind = "an integer" if rule.integer else "a number"
+        lo, hi = rule.low, rule.high
+        lo_in = rule.closed in ("left", "both")
+        hi_in = rule.closed in ("right", "both")
+        if math.isinf(lo) and math.isinf(hi):
+            text = kind
+        elif math.isinf(hi):
+            text = f"{kind} {'>=' if lo_in else '>'} {lo:g}"
+        elif math.isinf(lo):
+            text = f"{kind} {'<=' if hi_in else '<'} {hi:g}"
+        else:
+            text = f"{kind} in {'[' if lo_in else '('}{lo:g}, {hi:g}{']' if hi_in else ')'}"
+        return text + (" or null" if rule.allow_none else "")
+    if name == "OneOf":
+        return "one of " + ", ".join(repr(o) for o in rule.options)
+    if name == "Seed":
+        return "null or an integer >= 0"
+    return None
+
+
+class _Validator:
+    """Walks the raw YAML, raising ConfigError('file: key.path: expected ..., got ...')."""
+
+    def __init__(self, path: str):
+        self.file = path
+
+    def fail(self, key: str, message: str):
+        raise ConfigError(f"{self.file}: {key}: {message}" if key else f"{self.file}: {message}")
+
+    def expected(self, key: str, what: str, got):
+        self.fail(key, f"expected {what}, got {got!r}")
+
+    def mapping(self, key: str, value, allowed: tuple | None = None) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.expected(key, "a mapping", value)
+        for k in value:
+            if not isinstance(k, str):
+                self.expected(key, "string keys", k)
+            if allowed is not None and k not in allowed:
+                guess = closest(k, allowed)
+                hint = f" Did you mean {guess[0]!r}?" if guess else ""
+                self.fail(_join(key, k), f"unknown key.{hint} Allowed: {', '.join(allowed)}.")
+        return value
+
+    def names(self, key: str, value) -> dict:
+        """A list of names or a mapping name -> options, as an ordered mapping."""
+        if value is None:
+            self.fail(key, "is required")
+        if isinstance(value, list):
+            out = {}
+            for i, v in enumerate(value):
+                if not isinstance(v, str):
+                    self.expected(f"{key}[{i}]", "a name", v)
+                out[v] = None
+            return out
+        return self.mapping(key, value)
+
+    def int_(self, key, value, low=0, allow_none=False):
+        if value is None and allow_none:
+            return None
+        if not _is_int(value) or value < low:
+            self.expected(key, f"an integer >= {low}" + (" or null" if allow_none else ""), value)
+        return int(value)
+
+    def num(self, key, value, allow_none=False):
+        if value is None and allow_none:
+            return None
+        if not _is_num(value) or value <= 0:
+            self.expected(key, "a number > 0" + (" or null" if allow_none else ""), value)
+        return float(value)
+
+    def choice(self, key, value, options, allow_none=False):
+        if value is None and allow_none:
+            return None
+        if value not in options:
+            guess = closest(str(value), options)
+            hint = f". Did you mean {guess[0]!r}?" if guess else ""
+            self.fail(key, "expected one of " + ", ".join(repr(o) for o in options)
+                      + f", got {value!r}{hint}")
+        return value
+
+
+def _join(key: str, sub) -> str:
+    if isinstance(sub, int):
+        return f"{key}[{sub}]"
+    return f"{key}.{sub}" if key else str(sub)
+
+
+def _known_datasets() -> list[str] | None:
+    """Registered dataset names, or None when the data layer cannot list them."""
+    try:
+        from . import data
+
+        for attr in ("names", "dataset_names", "list_datasets"):
+            fn = getattr(data, attr, None)
+            if callable(fn):
+                return list(fn())
+        from .data import loading
+
+        names = set(getattr(loading, "BUILTINS", {}))
+        registry = getattr(loading, "REGISTRY", None) or getattr(data, "REGISTRY", None)
+        if registry:
+            names |= set(registry)
+        return sorted(names) or None
+    except Exception:  # the data layer is optional for validation
+        return None
+
+
+def _learner_class(name: str, task: str):
+    """The class, or None when its module is not importable yet (the cell will fail and say why)."""
+    from .learners import registry
+
+    try:
+        return registry.get(name, task)
+    except UnknownNameError:
+        raise
+    except (ImportError, AttributeError):
+        return None
+
+
+# --------------------------------------------------------------------------- loading
+def load_config(path: str | Path) -> Experiment:
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"{path}: no such config file")
+    try:
+        raw = yaml.load(path.read_text(), Loader=_Loader)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    return parse_config(raw, str(path))
+
+
+def parse_config(raw: Any, source: str = "<config>") -> Experiment:
+    """Validate a config (already parsed from YAML) and expand it to cells."""
+    from .learners import registry
+
+    v = _Validator(source)
+    top = v.mapping("", raw, TOP_KEYS)
+    if not top:
+        v.fail("", "empty config; it needs at least `datasets` and `algorithms`")
+    raw = copy.deepcopy(top)
+    name = top.get("name", Path(source).stem)
+    if not isinstance(name, str):
+        v.expected("name", "a string", name)
+    task = v.choice("task", top.get("task", "binary"), TASKS)
+    seed = v.int_("seed", top.get("seed", 0))
+    perms = v.int_("permutations", top.get("permutations", 20), low=1)
+    perm_source = v.choice("permutation_source", top.get("permutation_source", "seed"), PERMUTATION_SOURCES)
+    checkpoints = v.int_("checkpoints", top.get("checkpoints"), low=1, allow_none=True)
+    max_samples = v.int_("max_samples", top.get("max_samples"), low=1, allow_none=True)
+    scale = v.choice("scale", top.get("scale"), SCALES, allow_none=True)
+    timeout = v.num("timeout", top.get("timeout"), allow_none=True)
+    defaults = dict(v.mapping("defaults", top.get("defaults")))
+    if "budgets" in top:
+        defaults[BUDGET_PARAM] = top["budgets"]
+    default_paths = {k: ("budgets" if k == BUDGET_PARAM and "budgets" in top else f"defaults.{k}")
+                     for k in defaults}
+
+    # algorithms: label -> (registry name, class or None, params, key path of each param)
+    algos = v.names("algorithms", top.get("algorithms"))
+    if not algos:
+        v.fail("algorithms", "is empty")
+    algorithms: dict[str, tuple] = {}
+    for label, entry in algos.items():
+        key = _join("algorithms", label)
+        entry = dict(v.mapping(key, entry))
+        lname = entry.pop(LEARNER_KEY, label)
+        if not isinstance(lname, str):
+            v.expected(_join(key, LEARNER_KEY), "a registered algorithm name", lname)
+        lname = registry.canonical(lname)
+        try:
+            cls = _learner_class(lname, task)
+        except UnknownNameError as exc:
+            v.fail(_join(key, LEARNER_KEY) if LEARNER_KEY in (algos[label] or {}) else key, str(exc))
+        algorithms[label] = (lname, cls, entry, {k: _join(key, k) for k in entry})
+
+    warnings: list[str] = []
+    for label, (lname, cls, _, _) in algorithms.items():
+        if cls is None:
+            warnings.append(f"algorithm {label!r} ({lname}) is registered but not importable yet; "
+                            "its cells will be recorded as failed")
+
+    # defaults must mean something to at least one learner of the grid
+    known_classes = [a[1] for a in algorithms.values() if a[1] is not None]
+    if known_classes and len(known_classes) == len(algorithms):
+        accepted = set().union(*(c._get_param_names() for c in known_classes))
+        for k in defaults:
+            if k not in accepted:
+                v.fail(default_paths[k], f"no algorithm of this config has a parameter {k!r}."
+                       + _hint(k, accepted))
+
+    known_ds = _known_datasets()
+    ds_entries = v.names("datasets", top.get("datasets"))
+    if not ds_entries:
+        v.fail("datasets", "is empty")
+    datasets: dict[str, DatasetSpec] = {}
+    cells: list[Cell] = []
+    for dname, entry in ds_entries.items():
+        dkey = _join("datasets", dname)
+        if known_ds is not None and dname not in known_ds:
+            v.fail(dkey, str(UnknownNameError("dataset", dname, known_ds)))
+        entry = v.mapping(dkey, entry, DATASET_KEYS)
+        dtask = v.choice(_join(dkey, "task"), entry.get("task", task), TASKS)
+        spec = DatasetSpec(
+            name=dname, task=dtask,
+            scale=v.choice(_join(dkey, "scale"), entry.get("scale", scale), SCALES, allow_none=True),
+            max_samples=v.int_(_join(dkey, "max_samples"), entry.get("max_samples", max_samples),
+                               low=1, allow_none=True),
+            permutations=v.int_(_join(dkey, "permutations"), entry.get("permutations", perms), low=1),
+            permutation_source=v.choice(_join(dkey, "permutation_source"),
+                                        entry.get("permutation_source", perm_source), PERMUTATION_SOURCES),
+        )
+        datasets[dname] = spec
+        ddefaults = dict(v.mapping(_join(dkey, "defaults"), entry.get("defaults")))
+        ddefault_paths = {k: _join(_join(dkey, "defaults"), k) for k in ddefaults}
+        if "budgets" in entry:
+            ddefaults[BUDGET_PARAM] = entry["budgets"]
+            ddefault_paths[BUDGET_PARAM] = _join(dkey, "budgets")
+        overrides = v.mapping(_join(dkey, "algorithms"), entry.get("algorithms"))
+        for label in overrides:
+            if label not in algorithms:
+                v.fail(_join(_join(dkey, "algorithms"), label),
+                       str(UnknownNameError("algorithm label of this config", label, algorithms)))
+        exclude = entry.get("exclude", []) or []
+        if not isinstance(exclude, list):
+            v.expected(_join(dkey, "exclude"), "a list of algorithm labels", exclude)
+        for i, label in enumerate(exclude):
+            if label not in algorithms:
+                v.fail(_join(_join(dkey, "exclude"), i),
+                       str(UnknownNameError("algorithm label of this config", label, algorithms)))
+
+        for label, (lname, cls, aparams, apaths) in algorithms.items():
+            if label in exclude:
+                continue
+            if dtask != task:
+                try:
+                    cls = _learner_class(lname, dtask)
+                except UnknownNameError as exc:
+                    v.fail(_join(dkey, "task"), f"algorithm {label!r}: {exc}")
+            okey = _join(_join(dkey, "algorithms"), label)
+            oparams = v.mapping(okey, overrides.get(label))
+            merged, paths = {}, {}
+            accepted = set(cls._get_param_names()) if cls is not None else None
+            for src, src_paths, filtered in ((defaults, default_paths, True),
+                                             (ddefaults, ddefault_paths, True),
+                                             (aparams, apaths, False),
+                                             (oparams, {k: _join(okey, k) for k in oparams}, False)):
+                for k, val in src.items():
+                    if accepted is not None and k not in accepted:
+                        if filtered:
+                            continue  # defaults only reach the learners that have the parameter
+                        v.fail(src_paths[k], f"{lname} has no parameter {k!r}." + _hint(k, accepted))
+                    if filtered and accepted is None and k == BUDGET_PARAM:
+                        continue
+                    merged[k], paths[k] = val, src_paths[k]
+            for params in _expand(v, cls, lname, merged, paths):
+                for p in range(spec.permutations):
+                    cells.append(Cell(
+                        dataset=dname, task=dtask, algorithm=label, learner=lname,
+                        params=tuple(sorted(params.items())), permutation=p, seed=seed,
+                        permutation_source=spec.permutation_source,
+                        max_samples=spec.max_samples, scale=spec.scale,
+                        n_checkpoints=checkpoints, timeout=timeout))
+    return Experiment(path=source, name=name, seed=seed, datasets=datasets,
+                      algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
+                      warnings=warnings)
+
+
+def _hint(name: str, choices) -> str:
+    guess = closest(name, choices)
+    hint = f" Did you mean {guess[0]!r}?" if guess else ""
+    return hint + f" Known: {', '.join(sorted(choices))}."
+
+
+def _expand(v: _Validator, cls, lname: str, merged: dict, paths: dict) -> list[dict]:
+    """Check every value against the learner's rules, then take the product of the lists."""
+    keys = list(merged)
+    choices = []
+    for k in keys:
+        vals = merged[k] if isinstance(merged[k], list) else [merged[k]]
+        if not vals:
+            v.fail(paths[k], "expected a value or a non-empty list, got []")
+        for i, val in enumerate(vals):
+            where = f"{paths[k]}[{i}]" if isinstance(merged[k], list) else paths[k]
+            if isinstance(val, (dict, list)):
+                v.expected(where, "a scalar value", val)
+            rule = getattr(cls, "_params", {}).get(k) if cls is not None else None
+            if rule is not None:
+                try:
+                    rule.check(cls.__name__, k, val)
+                except ValueError as exc:
+                    what = describe_rule(rule)
+                    if what is None:
+                        v.fail(where, str(exc))
+                    v.expected(where, what, val)
+        choices.append(vals)
+    combos = [dict(zip(keys, combo)) for combo in itertools.product(*choices)]
+    if cls is None:
+        return combos
+    out = []
+    for combo in combos:
+        try:
+            learner = cls(**combo)
+            learner._validate_params()
+        except (TypeError, ValueError) as exc:
+            where = ", ".join(sorted({paths[k].rsplit(".", 1)[0] for k in combo})) or f"algorithms.{lname}"
+            v.fail(where, f"{lname} with {combo}: {exc}")
+        # the full parameter set, defaults included, so a record says exactly what ran
+        full = {k: _jsonable(val) for k, val in learner.get_params(deep=False).items()
+                if not (k == "random_state" and val is None)}
+        out.append(full)
+    return out
+
+
+def _jsonable(val):
+    import numpy as np
+
+    if isinstance(val, np.generic):
+        return val.item()
+    return val
+
+
+# --------------------------------------------------------------------------- dry run
+def grid_counts(cells: list[Cell]) -> dict[str, dict[str, int]]:
+    """dataset -> algorithm label -> number of cells (settings x permutations)."""
+    out: dict[str, dict[str, int]] = {}
+    for c in cells:
+        out.setdefault(c.dataset, {}).setdefault(c.algorithm, 0)
+        out[c.dataset][c.algorithm] += 1
+    return out

@@ -1,0 +1,96 @@
+"""A results folder: ``records/<key>.json`` plus the configs that produced them.
+
+Each record is written to a temporary file in the same folder and moved into place with
+``os.replace``, which is atomic on POSIX and Windows: a reader (or a rerun after SIGKILL) sees
+either no record or a complete one, never half a file.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from .record import validate_record
+
+
+class ResultStore:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.records_dir = self.root / "records"
+
+    def ensure(self) -> "ResultStore":
+        self.records_dir.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def path(self, key: str) -> Path:
+        return self.records_dir / f"{key}.json"
+
+    def write(self, record: dict) -> Path:
+        return atomic_write_json(self.path(record["key"]), record)
+
+    def read(self, key: str) -> dict | None:
+        """The record for ``key``, or None if absent or unreadable (then the cell reruns)."""
+        try:
+            rec = json.loads(self.path(key).read_text())
+        except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+            return None
+        return rec if not validate_record(rec) else None
+
+    def status(self, key: str) -> str | None:
+        rec = self.read(key)
+        return rec["status"] if rec else None
+
+    def __iter__(self) -> Iterator[dict]:
+        if not self.records_dir.is_dir():
+            return
+        for p in sorted(self.records_dir.glob("*.json")):
+            try:
+                rec = json.loads(p.read_text())
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if not validate_record(rec):
+                yield rec
+
+    def records(self) -> list[dict]:
+        return list(self)
+
+    def save_config(self, config_hash: str, text: str) -> Path:
+        """Keep the config that produced the records, named by its hash, for provenance."""
+        return atomic_write_text(self.root / "configs" / f"{config_hash[:16]}.yaml", text)
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def atomic_write_json(path: Path, obj: dict) -> Path:
+    return atomic_write_text(path, json.dumps(_strict(obj), indent=1, allow_nan=False) + "\n")
+
+
+def _strict(obj):
+    """Non-finite floats (a parameter set to inf, say) as strings, so the file stays strict JSON."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, dict):
+        return {k: _strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict(v) for v in obj]
+    return obj

@@ -1,0 +1,67 @@
+"""Where cells run: joblib/loky processes on this machine, or a Dask cluster.
+
+Both yield records as cells finish (in completion order), so the caller can write each one
+the moment it exists. The data for a dataset is shipped once: loky memory-maps large arrays
+into the workers, Dask scatters them to every worker.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from .worker import Job, execute
+
+BACKENDS = ("loky", "dask")
+
+
+def default_jobs() -> int:
+    return max(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 1)
+
+
+def run_loky(work: list[tuple[Job, str]], data: dict, jobs: int) -> Iterator[dict]:
+    from joblib import Parallel, delayed
+
+    if jobs == 1:  # in-process: no pickling, simplest tracebacks
+        for job, ds in work:
+            yield execute(job, *data[ds])
+        return
+    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                        batch_size=1, pre_dispatch="2*n_jobs")
+    yield from parallel(delayed(execute)(job, *data[ds]) for job, ds in work)
+
+
+def run_dask(work: list[tuple[Job, str]], data: dict, jobs: int,
+             scheduler: str | None = None) -> Iterator[dict]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise RuntimeError("the dask backend needs `pip install lsokl[dask]`") from exc
+    from ..results.record import make_record
+
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        remote = {ds: tuple(None if a is None else client.scatter(a, broadcast=True) for a in arrays)
+                  for ds, arrays in data.items() if any(d == ds for _, d in work)}
+        futures = {client.submit(execute, job, *remote[ds], pure=False, key=f"cell-{job.key}"): job
+                   for job, ds in work}
+        for fut in as_completed(futures):
+            job = futures[fut]
+            if fut.status == "error":  # the worker died or could not unpickle: still record it
+                exc = fut.exception()
+                yield make_record(key=job.key, spec=job.spec, status="failed",
+                                  config_hash=job.config_hash, config_name=job.config_name,
+                                  algorithm=job.algorithm,
+                                  error={"type": type(exc).__name__, "message": str(exc),
+                                         "traceback": None})
+            else:
+                yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

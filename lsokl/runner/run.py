@@ -1,0 +1,162 @@
+"""Run a config: load data, skip finished cells, dispatch the rest, write each record at once."""
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..config import Cell, DatasetSpec, Experiment, stable_hash
+from ..errors import ConfigError, DataError
+from ..results import ResultStore
+from .backends import BACKENDS, default_jobs, run_dask, run_loky
+from .seeds import learner_seed
+from .worker import Job
+
+
+@dataclass
+class Summary:
+    selected: int = 0
+    ran: Counter = field(default_factory=Counter)  # status -> cells run now
+    skipped_ok: int = 0  # finished earlier
+    kept_failed: Counter = field(default_factory=Counter)  # earlier failures not retried
+    failures: list[dict] = field(default_factory=list)  # records not ok (this run and kept)
+
+    @property
+    def failed(self) -> int:
+        return self.ran["failed"] + self.ran["timeout"] + self.kept_failed["failed"] + self.kept_failed["timeout"]
+
+    @property
+    def exit_code(self) -> int:
+        # diverged is a legitimate outcome of a too-large step size, not a broken run
+        return 1 if self.failed else 0
+
+
+def lsokl_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("lsokl")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def load_dataset(spec: DatasetSpec):
+    """Load (and, through the data layer, fetch and cache) one dataset in the main process."""
+    from .. import data
+
+    opts = spec.load_options()
+    try:
+        ds = data.load(spec.name, **opts)
+    except TypeError as exc:
+        if "unexpected keyword" not in str(exc):
+            raise
+        # a data layer without these options: subsetting we can do here, scaling we cannot
+        if spec.scale not in (None, "none"):
+            raise ConfigError(f"dataset {spec.name}: the data layer cannot apply scale={spec.scale!r} "
+                              f"({exc})") from None
+        ds = data.load(spec.name)
+    if ds.task != spec.task:
+        raise ConfigError(f"dataset {spec.name} is a {ds.task} dataset but the config runs it as "
+                          f"{spec.task}; set `task: {ds.task}` for it")
+    if spec.max_samples is not None and ds.n_samples > spec.max_samples:
+        ds.X, ds.y = ds.X[: spec.max_samples], ds.y[: spec.max_samples]
+    if spec.permutation_source == "authors" and ds.permutations is None:
+        raise DataError(f"dataset {spec.name} has no authors' permutation matrix; "
+                        "use `permutation_source: seed`")
+    return ds
+
+
+def dataset_hash(ds) -> str:
+    sha = (ds.meta or {}).get("sha256")
+    if sha:
+        return sha
+    h = hashlib.sha256()
+    for a in (ds.X.data if hasattr(ds.X, "indptr") else ds.X, ds.y):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def cell_key(cell: Cell, sha: str, version: str) -> str:
+    return stable_hash(cell.spec(sha, version))
+
+
+def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorithms=(),
+                   jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
+                   force: bool = False, retry_failed: bool = False, config_text: str | None = None,
+                   progress=None, on_record=None) -> Summary:
+    """Run the selected cells of ``exp``; records go to ``results/records`` as they finish.
+
+    ``progress``: an object with ``start(total)``, ``advance(record)``, ``stop()`` (the CLI
+    passes a rich progress bar). ``on_record``: called with every record written.
+    """
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        backend = "dask"  # a scheduler address only means something to Dask
+    cells = exp.select(datasets, algorithms)
+    if not cells:
+        raise ConfigError("no cell of the config matches the -d/-a filters")
+    jobs = jobs or default_jobs()
+    version = lsokl_version()
+    store = ResultStore(results).ensure()
+    if config_text is not None:
+        store.save_config(exp.config_hash, config_text)
+
+    loaded = {}
+    for name in dict.fromkeys(c.dataset for c in cells):
+        ds = load_dataset(exp.datasets[name])
+        if exp.datasets[name].permutation_source == "authors":
+            need = max(c.permutation for c in cells if c.dataset == name) + 1
+            if ds.permutations.shape[0] < need:
+                raise DataError(f"dataset {name}: the authors' matrix has {ds.permutations.shape[0]} "
+                                f"permutations, the config asks for {need}")
+        loaded[name] = ds
+
+    summary = Summary(selected=len(cells))
+    work: list[tuple[Job, str]] = []
+    seen = set()
+    for cell in cells:
+        sha = dataset_hash(loaded[cell.dataset])
+        spec = cell.spec(sha, version)
+        key = stable_hash(spec)
+        if key in seen:  # the same setting listed twice (e.g. two labels, same learner and params)
+            summary.selected -= 1
+            continue
+        seen.add(key)
+        old = None if force else store.read(key)
+        if old is not None and old["status"] == "ok":
+            summary.skipped_ok += 1
+            continue
+        if old is not None and not retry_failed:
+            summary.kept_failed[old["status"]] += 1
+            summary.failures.append(old)
+            continue
+        entropy = tuple(int(x) for x in learner_seed(cell.seed, cell.dataset, cell.learner,
+                                                      cell.permutation).entropy)
+        work.append((Job(key=key, spec=spec, algorithm=cell.algorithm,
+                         config_hash=exp.config_hash, config_name=exp.name,
+                         seed_entropy=entropy, timeout=cell.timeout), cell.dataset))
+
+    data = {name: (ds.X, ds.y, ds.permutations) for name, ds in loaded.items()}
+    if progress is not None:
+        progress.start(len(work))
+    try:
+        if work:
+            stream = (run_dask(work, data, jobs, scheduler) if backend == "dask"
+                      else run_loky(work, data, min(jobs, len(work))))
+            for record in stream:
+                store.write(record)
+                summary.ran[record["status"]] += 1
+                if record["status"] != "ok":
+                    summary.failures.append(record)
+                if on_record is not None:
+                    on_record(record)
+                if progress is not None:
+                    progress.advance(record)
+    finally:
+        if progress is not None:
+            progress.stop()
+    return summary

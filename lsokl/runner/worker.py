@@ -1,0 +1,173 @@
+"""What runs inside a worker process: one cell in, one complete record out.
+
+Workers never touch the network or the results folder; they receive the data, play the stream
+and return the record, which the main process writes. Everything a cell can raise is caught and
+becomes a ``failed`` record, so one bad cell never stops a grid.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..results.record import make_record, now
+from .seeds import authors_order, permutation_order
+
+_WARMED: set = set()  # (learner, data layout) already compiled in this process
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str
+    spec: dict  # the canonical cell spec (see Cell.spec)
+    algorithm: str
+    config_hash: str
+    config_name: str
+    seed_entropy: tuple  # SeedSequence entropy for the learner's random draws
+    timeout: float | None
+
+    def order(self, n: int, permutations) -> np.ndarray:
+        """The stream order, computed where it is used (20 orders of a 5M-row set are 800 MB)."""
+        s = self.spec
+        if s["permutation_source"] == "authors":
+            return authors_order(permutations, s["permutation"], n)
+        return permutation_order(s["seed"], s["dataset"], s["permutation"], n)
+
+
+class CellTimeout(Exception):
+    pass
+
+
+def execute(job: Job, X, y, permutations=None) -> dict:
+    """Run one cell; always return a record (status ok, diverged, timeout or failed)."""
+    started, t0 = now(), time.perf_counter()
+    n_samples, n_features = X.shape[0], X.shape[1]
+    trace, error, status = None, None, "ok"
+    try:
+        with _single_threaded():
+            order = job.order(n_samples, permutations)
+            learner = _build(job)
+            _warm_up(job, X, y)
+            with _alarm(job.timeout):
+                trace = learner.run(X, y, order, n_checkpoints=job.spec["n_checkpoints"],
+                                    random_source=_source(job, learner))
+            if job.timeout is not None and trace.elapsed > job.timeout:
+                status = "timeout"  # no alarm available here (e.g. a Dask worker thread)
+            elif _diverged(learner, trace, X):
+                status = "diverged"
+    except CellTimeout:
+        status = "timeout"
+        error = {"type": "CellTimeout", "message": f"exceeded the {job.timeout} s timeout",
+                 "traceback": None}
+    except BaseException as exc:  # noqa: BLE001 - a record must say what went wrong, whatever it was
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        status, trace = "failed", None
+        error = {"type": type(exc).__name__, "message": str(exc),
+                 "traceback": traceback.format_exc()}
+    return make_record(
+        key=job.key, spec=job.spec, status=status, config_hash=job.config_hash,
+        config_name=job.config_name, algorithm=job.algorithm, n_samples=n_samples,
+        n_features=n_features, trace=trace if status in ("ok", "diverged") else None,
+        error=error, started_at=started, wall_s=time.perf_counter() - t0)
+
+
+def _build(job: Job):
+    from ..learners import registry
+
+    return registry.create(job.spec["learner"], job.spec["task"], **job.spec["params"])
+
+
+def _source(job: Job, learner):
+    """The learner's random draws come from the cell's seed unless the config fixed random_state."""
+    from ..learners.randomness import NumpySource
+
+    if getattr(learner, "random_state", None) is not None:
+        return None
+    return NumpySource(np.random.SeedSequence(list(job.seed_entropy)))
+
+
+def _warm_up(job: Job, X, y) -> None:
+    """Compile the learner's loops on a short stream of the same data layout before timing.
+
+    Long enough to fill the budget twice, so code that only runs once the budget is full
+    (removals, NOGD's switch to the Nystrom phase) is compiled too.
+    """
+    layout = (job.spec["learner"], job.spec["task"], type(X).__name__, str(getattr(X, "dtype", "")))
+    if layout in _WARMED:
+        return
+    budget = job.spec["params"].get("budget") or 0
+    m = int(min(X.shape[0], max(64, 2 * int(budget) + 2)))
+    rows = np.arange(m, dtype=np.int64)
+    warm = _build(job)
+    warm.run(X, y, rows, random_source=_source(job, warm))
+    _WARMED.add(layout)
+
+
+def _diverged(learner, trace, X) -> bool:
+    """NaN or inf in the loss curve or in the model's outputs."""
+    arrays = [trace.ckpt_time]
+    if trace.task == "regression":
+        arrays += [np.atleast_1d(trace.squared_loss), trace.ckpt_squared_loss]
+    if not all(np.all(np.isfinite(a)) for a in arrays):
+        return True
+    try:
+        scores = learner.decision_function(X[: min(X.shape[0], 8)])
+    except (NotImplementedError, ValueError, AttributeError):
+        return False
+    return not np.all(np.isfinite(np.asarray(scores, dtype=np.float64)))
+
+
+class _single_threaded:
+    """BLAS and numba on one thread: parallelism is across cells, and timings stay honest."""
+
+    def __enter__(self):
+        from threadpoolctl import threadpool_limits
+
+        self._limits = threadpool_limits(limits=1)
+        try:
+            import numba
+
+            self._numba = numba.get_num_threads()
+            numba.set_num_threads(1)
+        except Exception:  # numba threading layer unavailable: nothing to limit
+            self._numba = None
+        return self
+
+    def __exit__(self, *exc):
+        self._limits.restore_original_limits()
+        if self._numba is not None:
+            import numba
+
+            numba.set_num_threads(self._numba)
+        return False
+
+
+class _alarm:
+    """SIGALRM-based timeout where possible (POSIX, main thread). Compiled loops hand control
+    back at every checkpoint, which is when the alarm can interrupt."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.armed = (seconds is not None and hasattr(signal, "setitimer")
+                      and threading.current_thread() is threading.main_thread())
+
+    def __enter__(self):
+        if self.armed:
+            self._old = signal.signal(signal.SIGALRM, self._fire)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    @staticmethod
+    def _fire(signum, frame):
+        raise CellTimeout
+
+    def __exit__(self, *exc):
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+        return False
