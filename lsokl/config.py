@@ -407,7 +407,7 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
     if known_classes and len(known_classes) == len(algorithms):
         accepted = set().union(*(c._get_param_names() for c in known_classes))
         for k in defaults:
-            if k not in accepted:
+            if k not in accepted and k != BUDGET_PARAM:  # budgets may target learners added later
                 v.fail(default_paths[k], f"no algorithm of this config has a parameter {k!r}."
                        + _hint(k, accepted))
 
