@@ -24,9 +24,10 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
         i = order[t]
         m = size[0]
         kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+        # Summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
         f = 0.0
-        for j in range(m):
-            f += alpha[j] * krow[j]
+        for p in range(m):
+            f += alpha[sv_order[p]] * krow[sv_order[p]]
         counts[0] += 1
         if sign(f) != y[i]:
             counts[1] += 1

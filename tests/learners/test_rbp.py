@@ -127,11 +127,14 @@ def _assert_same_run(trace, row):
 
 
 @pytest.mark.shared_data
+@pytest.mark.parametrize("dataset", ["german", "spambase"])
 @pytest.mark.parametrize("setting", ["paper", "script"])
-def test_replays_the_authors_german_runs_exactly(shared_data, reference_runs, setting):
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "german.mat")
+def test_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset, setting):
+    """spambase/paper perms 4 and 20 hinge on near-cancelling sums whose sign depends on
+    summation order; they match only because f is summed oldest first, as alpha * k_t is."""
+    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / f"{dataset}.mat")
     cfg = SETTINGS[setting]
-    rows = _rows(reference_runs, "german", setting, "RBP")
+    rows = _rows(reference_runs, dataset, setting, "RBP")
     assert len(rows) == 20
     for row in rows.itertuples():
         draws = _octave_draws(shared_data, cfg["budget"], int(row.seed))
