@@ -1,0 +1,108 @@
+"""Budget Online Gradient Descent, uniform-sampling version, as the authors' ``binary/BOGD.m``
+(spec section 1.8).
+
+Faithful quirks: the update fires on y f <= 1 (OGD uses < 1); with the budget full, *all*
+coefficients are first multiplied by B (1 - lambda eta) / (B - 1) (the unbiasedness factor),
+then the SV at a uniformly drawn position of the oldest-first list is removed, the new one is
+appended with eta y, and the whole vector is rescaled so that max |alpha_i| <= eta gamma. Steps
+without a margin error decay every coefficient by (1 - eta lambda). The removal draws come from a
+:class:`PositionBuffer`, so recorded Octave streams replay exactly.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .base import SEED, SIGMA
+from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
+from .params import POSITIVE, Num
+from .randomness import PositionBuffer
+from .support import SupportVectorLearner
+
+
+@njit(**JIT)
+def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts, inv2s2,
+          budget, eta, lam, gamma, draws, cursor, krow):
+    decay = 1.0 - eta * lam
+    # Evaluated as the authors write it, B*(1-lambda*eta)/(B-1), before multiplying alpha.
+    unbias = budget * (1.0 - lam * eta) / (budget - 1.0)
+    cap = eta * gamma
+    for t in range(start, stop):
+        i = order[t]
+        yt = y[i]
+        m = size[0]
+        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+        # Summed oldest first, as the authors' alpha * k_t.
+        f = 0.0
+        for p in range(m):
+            f += alpha[sv_order[p]] * krow[sv_order[p]]
+        counts[0] += 1
+        if sign(f) != yt:
+            counts[1] += 1
+        if yt * f > 1.0:
+            for j in range(m):
+                alpha[j] = decay * alpha[j]
+            continue
+        counts[2] += 1
+        if m < budget:
+            for j in range(m):
+                alpha[j] = decay * alpha[j]
+            slot = append_slot(sv_order, m)
+            size[0] = m + 1
+            store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+            alpha[slot] = yt * eta
+            continue
+        pos = draws[cursor[0]]
+        cursor[0] += 1
+        if pos < 0 or pos >= budget:
+            raise ValueError("removal draw out of range: the random source ran out or "
+                             "was recorded for another budget")
+        for j in range(m):
+            alpha[j] = unbias * alpha[j]
+        slot = evict_and_reuse(sv_order, m, pos)
+        store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+        alpha[slot] = yt * eta
+        largest = 0.0
+        for j in range(m):
+            largest = max(largest, abs(alpha[j]))
+        scale = min(cap / largest, 1.0)
+        for j in range(m):
+            alpha[j] = alpha[j] * scale
+
+
+class BOGD(SupportVectorLearner):
+    """Budget OGD with uniform removal, B/(B-1) rescaling and max-norm clipping.
+
+    ``lam=None`` means the authors' 1/n^2 for the stream length n given to :meth:`run` (with
+    ``partial_fit``, n is the length of the first batch); the value used is ``lam_``.
+    """
+
+    name = "bogd"
+    task = "binary"
+    budgeted = True
+    randomized = True
+    _params = {"sigma": SIGMA, "budget": Num(2, float("inf"), "left", integer=True),
+               "eta": POSITIVE, "lam": Num(0, float("inf"), "left", allow_none=True),
+               "gamma": Num(0, float("inf"), "right"), "random_state": SEED}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 100, eta: float = 0.2, lam=None,
+                 gamma: float = 10.0, random_state=None):
+        self.sigma = sigma
+        self.budget = budget
+        self.eta = eta
+        self.lam = lam
+        self.gamma = gamma
+        self.random_state = random_state
+
+    def _allocate(self, n_features, capacity, source):
+        self._allocate_support(n_features, capacity)
+        n = float(max(capacity, 1))
+        self.lam_ = 1.0 / (n * n) if self.lam is None else float(self.lam)
+        self.positions_ = PositionBuffer(source, int(self.budget))
+
+    def _play(self, stream, y, order, start, stop):
+        # At most one removal per step, so this many draws always suffice for the segment.
+        self.positions_.ensure(stop - start)
+        _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
+              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
+              int(self.budget), float(self.eta), self.lam_, float(self.gamma),
+              self.positions_.draws, self.positions_.cursor, self.krow_)
