@@ -110,3 +110,27 @@ def run(
            if summary.kept_failed else "")
         + f". Records in {out}/records ({ran} written).", highlight=False)
     raise typer.Exit(summary.exit_code)
+
+
+@app.command("report")
+def report(
+    results: Path = typer.Argument(..., help="results folder written by `lsokl run`", exists=True, file_okay=False),
+    out: Optional[Path] = typer.Option(None, "--out", help="where to write [default: RESULTS/report]"),
+    paper: Optional[str] = typer.Option(
+        None, "--paper", help="add published values and deviations, e.g. lsokl2016:table5"),
+    compact: bool = typer.Option(False, "--compact", help="also write every record to one parquet/CSV file"),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="convergence plots (PNG and SVG)"),
+) -> None:
+    """Aggregate over permutations into tables in the papers' layout (Markdown, CSV, LaTeX) and plots."""
+    from rich.markdown import Markdown
+
+    from ..report import build_report
+
+    try:
+        rep = build_report(results, out, paper=paper, compact=compact, plots=plots)
+    except LsoklError as exc:
+        _fail(exc)
+    for task, md in rep.markdown.items():
+        console.rule(f"{task} ({rep.n_records} records)")
+        console.print(Markdown(md))
+    console.print(f"wrote {len(rep.files)} files to {rep.out}", highlight=False)
