@@ -1,2 +1,112 @@
-"""Commands (filled in by their issue)."""
-from . import app  # noqa: F401
+"""`lsokl fetch` and `lsokl datasets`: parse arguments, call lsokl.data, print."""
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import LsoklError
+from . import app
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@app.command("fetch")
+def fetch(
+    names: Optional[list[str]] = typer.Argument(
+        None, metavar="NAME...", help="Registered dataset names or aliases (see `lsokl datasets`)."),
+    mirror: Optional[str] = typer.Option(
+        None, "--mirror", envvar="LSOKL_DATA_MIRROR", metavar="URL_OR_DIR",
+        help="Get files from a mirror instead of the upstream hosts: a local folder laid out like the shared data "
+             "folder (files are verified in place) or an http(s) base URL joined with each file's mirror path."),
+    all_: bool = typer.Option(False, "--all", help="Fetch every registered dataset (continues past failures)."),
+    split: Optional[list[str]] = typer.Option(
+        None, "--split", help="Only these splits (train, test); each becomes required. "
+                              "Default: train, plus test when its file exists."),
+    force: bool = typer.Option(False, "--force", help="Re-download and re-parse even if cached."),
+    retries: int = typer.Option(3, "--retries", min=0, help="Retries per file after a network or hash failure."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds without data before a download fails."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+) -> None:
+    """Download, verify (sha256), parse and cache datasets as memory-mapped .npy arrays.
+
+    The cache folder is $LSOKL_DATA_DIR (default: the platform's user cache folder). Already cached datasets are
+    not downloaded again. Run this before `lsokl run`: workers only read the cache.
+
+    Examples: `lsokl fetch a9a w7a`, `lsokl fetch --all --mirror /work/shared/data`.
+    """
+    from ..data import registry
+    from ..data.fetch import fetch as do_fetch
+
+    try:
+        targets = list(registry.specs()) if all_ else list(names or [])
+        if not targets:
+            err_console.print("[bold red]error:[/bold red] name at least one dataset, or pass --all "
+                              "(see `lsokl datasets`)")
+            raise typer.Exit(2)
+        specs = [registry.get(n) for n in targets]  # unknown names fail before any download
+    except LsoklError as exc:
+        err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+    failures = 0
+    for spec in specs:
+        try:
+            res = do_fetch(spec.name, mirror=mirror, splits=split or None, force=force, retries=retries,
+                                  timeout=timeout, progress=not quiet)
+        except LsoklError as exc:
+            failures += 1
+            err_console.print(f"[bold red]error:[/bold red] {spec.name}: {exc}", highlight=False)
+            if not all_:
+                break
+            continue
+        done = ", ".join(f"{s} fetched" for s in res.fetched) or ""
+        cached = ", ".join(f"{s} already cached" for s in res.cached)
+        console.print(f"[green]ok[/green] {spec.name}: {', '.join(x for x in (done, cached) if x)}", highlight=False)
+        for s, why in res.skipped.items():
+            console.print(f"  [yellow]note[/yellow] {s} split not available: {why}", highlight=False)
+    if failures:
+        raise typer.Exit(1)
+
+
+@app.command("datasets")
+def datasets(
+    task: Optional[str] = typer.Option(None, "--task", help="Only this task: binary, multiclass or regression."),
+) -> None:
+    """List the registered and built-in datasets: task, n, d, source, mirror file and cache status.
+
+    Sources: lsokl-mat = the LSOKL authors' .mat file (their permutations, the paper's numbers); libsvm / uci =
+    those sites' files; mlbench = a CSV converted from an R package (mirror only); scikit-learn / generated =
+    built-in, nothing to fetch. n is the train split (+ test split when there is one).
+    """
+    from ..data import builtin, cache, registry
+
+    try:
+        specs = registry.specs()
+    except LsoklError as exc:
+        err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    table = Table(title=f"datasets (cache: {cache.root()})")
+    for col, kw in (("name", {"style": "bold"}), ("aliases", {}), ("task", {}), ("n", {"justify": "right"}),
+                    ("d", {"justify": "right"}), ("classes", {"justify": "right"}), ("source", {}),
+                    ("mirror file(s)", {}), ("cached", {})):
+        table.add_column(col, **kw)
+    for name, spec in specs.items():
+        if task and spec.task != task:
+            continue
+        n = spec.splits["train"].n
+        n_text = f"{n:,}" if n else "?"
+        if "test" in spec.splits and spec.splits["test"].n:
+            n_text += f" + {spec.splits['test'].n:,}"
+        status = [s for s in spec.splits if cache.is_complete(name, s, spec.spec_hash)]
+        table.add_row(name, ", ".join(spec.aliases), spec.task, n_text, str(spec.d or "?"),
+                      str(spec.classes or ""), spec.source, "\n".join(spec.mirror_paths),
+                      "[green]" + ", ".join(status) + "[/green]" if status else "[dim]no[/dim]")
+    for name, (fn, btask, source) in builtin.BUILTINS.items():
+        if task and btask != task:
+            continue
+        table.add_row(name, "", btask, "", "", "", source, "", "[dim]built-in[/dim]")
+    console.print(table)

@@ -1,5 +1,12 @@
-"""Datasets: registry (datasets.yaml) -> fetch -> parse -> cache -> :func:`load`."""
-from .dataset import Dataset
-from .loading import load
+"""Datasets: registry (datasets.yaml) -> fetch -> parse -> cache -> :func:`load`.
 
-__all__ = ["Dataset", "load"]
+Modules: registry (the YAML, validated), fetch (download/mirror + verify), formats (readers), labels (per-task
+label normalisation), preprocess (scaling, subsampling), cache (.npy + meta.json), builtin (no-file datasets),
+loading (:func:`load`).
+"""
+from .dataset import Dataset
+
+from .loading import load
+from .preprocess import scale, subsample
+
+__all__ = ["Dataset", "load", "scale", "subsample"]  # fetch: lsokl.data.fetch.fetch

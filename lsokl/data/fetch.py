@@ -1,0 +1,283 @@
+"""``fetch(name)``: get a registered dataset's files (upstream or a mirror), verify, parse, preprocess, cache.
+
+Nothing unverified reaches the cache: downloads land in a temporary folder (pooch writes to a temporary file and
+moves it only after the hash check), parsing and checks run there, and the split is renamed into the cache only
+when complete (cache.write_split).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from ..errors import DataError, DownloadError
+from . import cache, formats, labels, registry
+from .preprocess import apply_scale, apply_scale_target, fit_scale
+from .registry import DatasetSpec, FileSpec
+
+MIRROR_ENV = "LSOKL_DATA_MIRROR"
+DEFAULT_RETRIES = 3
+DEFAULT_TIMEOUT = 60.0
+
+
+class MissingFileError(DownloadError):
+    """The file is not at the mirror or URL (as opposed to a network failure or a bad file)."""
+
+
+@dataclass
+class FetchResult:
+    name: str
+    fetched: list[str] = field(default_factory=list)  # splits parsed and cached by this call
+    cached: list[str] = field(default_factory=list)  # splits already complete in the cache
+    skipped: dict[str, str] = field(default_factory=dict)  # optional splits not available: split -> reason
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def mirror_setting(mirror: str | os.PathLike | None) -> str | None:
+    if mirror is None:
+        mirror = os.environ.get(MIRROR_ENV) or None
+    return str(mirror) if mirror is not None else None
+
+
+def _is_http(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
+# --- getting one file ---------------------------------------------------------------------------------------------
+
+class _RichBar:
+    """The progress-bar protocol pooch expects (total, update, reset, close), drawn with rich (no tqdm needed)."""
+
+    def __init__(self, label: str):
+        from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+        self._progress = Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                                  TransferSpeedColumn(), transient=False)
+        self._label = label
+        self._task = None
+        self.total = 0
+
+    def update(self, n: int) -> None:
+        if self._task is None:
+            self._progress.start()
+            self._task = self._progress.add_task(self._label, total=self.total or None)
+        self._progress.update(self._task, advance=n)
+
+    def reset(self) -> None:
+        if self._task is not None:
+            self._progress.reset(self._task, total=self.total or None)
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._progress.stop()
+
+
+def _download(url: str, known: str | None, workdir: Path, fname: str, *, retries: int, timeout: float,
+              progress: bool, name: str) -> Path:
+    import pooch
+    import requests
+
+    store = pooch.create(path=workdir, base_url="", registry={fname: f"sha256:{known}" if known else None},
+                         urls={fname: url}, retry_if_failed=retries)
+    downloader = pooch.HTTPDownloader(progressbar=_RichBar(fname) if progress else False, timeout=timeout)
+    hint = (f"check the network, or fetch from a mirror: `lsokl fetch {name} --mirror URL_OR_DIR` "
+            f"(or set {MIRROR_ENV})")
+    try:
+        return Path(store.fetch(fname, downloader=downloader))
+    except requests.exceptions.HTTPError as exc:
+        status = exc.response.status_code if exc.response is not None else "?"
+        cls = MissingFileError if status == 404 else DownloadError
+        raise cls(f"{url}: HTTP {status}; {hint}") from None
+    except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError) as exc:
+        raise DownloadError(f"download of {url} was interrupted ({exc}); nothing was cached. Retry, or {hint}") \
+            from None
+    except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as exc:
+        raise DownloadError(f"cannot reach {url} ({type(exc).__name__}); {hint}") from None
+    except requests.exceptions.RequestException as exc:
+        raise DownloadError(f"download of {url} failed ({exc}); {hint}") from None
+    except ValueError as exc:  # pooch's hash mismatch
+        if "hash" not in str(exc).lower():
+            raise
+        seen = _mismatch_hash(str(exc))
+        raise DataError(f"sha256 mismatch for {url}: expected {known}, got {seen or 'something else'}. "
+                        "The file changed upstream or was corrupted in transit; nothing was cached.") from None
+
+
+def _mismatch_hash(message: str) -> str | None:
+    import re
+
+    found = [h for h in re.findall(r"[0-9a-f]{64}", message)]
+    return found[-1] if found else None
+
+
+def obtain(f: FileSpec, mirror: str | None, workdir: Path, *, name: str, index: int, retries: int,
+           timeout: float, progress: bool) -> tuple[Path, str, str, bool]:
+    """(local path, sha256 seen, where it came from, whether a known hash was checked) for one registry file."""
+    if mirror is not None and not _is_http(mirror):
+        base = Path(mirror[len("file://"):] if mirror.startswith("file://") else mirror).expanduser()
+        if not base.is_dir():
+            raise DownloadError(f"mirror folder {base} does not exist")
+        src = base / f.mirror
+        if not src.is_file():
+            raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`)")
+        seen = sha256_of(src)
+        if f.mirror_hash and seen != f.mirror_hash:
+            raise DataError(f"sha256 mismatch for {src}: expected {f.mirror_hash}, got {seen}; nothing was cached")
+        return src, seen, str(src), bool(f.mirror_hash)
+    if mirror is not None:
+        url, known = mirror.rstrip("/") + "/" + quote(f.mirror), f.mirror_hash
+    else:
+        if f.url is None:
+            raise MissingFileError(f"`{f.mirror}` has no upstream URL ({f.derived_from}); fetch it from a mirror "
+                                   f"laid out like the shared data folder: `lsokl fetch {name} --mirror DIR`")
+        url, known = f.url, f.sha256
+    path = _download(url, known, workdir, f"{index}-{f.filename}", retries=retries, timeout=timeout,
+                     progress=progress, name=name)
+    return path, sha256_of(path), url, bool(known)
+
+
+# --- one split ----------------------------------------------------------------------------------------------------
+
+def _combined_hash(hashes: list[str]) -> str:
+    return hashes[0] if len(hashes) == 1 else hashlib.sha256("".join(hashes).encode()).hexdigest()
+
+
+def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str, bool]], workdir: Path,
+                 train_meta: dict | None) -> tuple:
+    s = spec.splits[split]
+    opts = spec.parse_options(split)
+    if train_meta and train_meta.get("categories"):
+        opts["_categories"] = train_meta["categories"]
+    plain = [formats.decompress(path, workdir, opts.get("member")) for path, *_ in files]
+    try:
+        parsed = formats.read(spec.format, plain, spec.d, opts, spec.storage)
+    finally:
+        for p in plain:
+            if p.parent == workdir and p.name.endswith(".plain"):
+                p.unlink(missing_ok=True)
+    where = f"{spec.name} ({split}: {', '.join(src for _, _, src, _ in files)})"
+    X = parsed.X
+    if s.n is not None and X.shape[0] != s.n:
+        raise DataError(f"{where}: {X.shape[0]} rows, but the registry declares n={s.n} (truncated or wrong file?)")
+    if spec.d is not None and X.shape[1] != spec.d:
+        raise DataError(f"{where}: {X.shape[1]} features, but the registry declares d={spec.d}")
+    y, label_info = labels.normalise(parsed.y, spec.task, opts, where,
+                                     info=(train_meta or {}).get("labels") or None, n_classes=spec.classes)
+
+    pre = spec.preprocessing
+    fitted = (train_meta or {}).get("preprocessing_fitted") or {}
+    feat = fitted.get("features") or fit_scale(X, pre["features"])
+    X = apply_scale(X, feat)
+    targ = None
+    if spec.task == "regression":
+        targ = fitted.get("target") or fit_scale(y.reshape(-1, 1), pre["target"])
+        y = apply_scale_target(y, targ)
+    meta = {
+        "name": spec.name, "split": split, "task": spec.task, "source": spec.source, "format": spec.format,
+        "n": int(X.shape[0]), "d": int(X.shape[1]),
+        "sha256": _combined_hash([h for _, h, _, _ in files]),
+        # sha256 is what was seen; verified says whether it was checked against a registry hash (when not,
+        # the recorded hash is the trust-on-first-use reference for later fetches)
+        "files": [{"from": src, "sha256": h, "mirror_path": f.mirror, "verified": ok}
+                  for (_, h, src, ok), f in zip(files, s.files)],
+        "preprocessing": {**pre, "fitted_on": "train"},
+        "preprocessing_fitted": {"features": feat, "target": targ},
+        "labels": label_info,
+        "spec_hash": spec.spec_hash,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    if targ and targ.get("how") == "minmax":
+        # kept so results can be reported in raw units: y_raw = y * (max - min) + min
+        meta["target_range"] = [targ["lo"][0], targ["lo"][0] + (1.0 / targ["mul"][0] if targ["mul"][0] else 0.0)]
+    if parsed.info.get("categories"):
+        meta["categories"] = parsed.info["categories"]
+    if parsed.permutations is not None:
+        meta["permutations"] = {"key": parsed.info.get("permutation_key"), "runs": int(parsed.permutations.shape[0]),
+                                "base": 0}
+    return X, y, parsed.permutations, meta
+
+
+# --- the public entry point -----------------------------------------------------------------------------------------
+
+def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[str] | None = None,
+          force: bool = False, retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT,
+          progress: bool = True) -> FetchResult:
+    """Make ``name``'s splits available in the cache; no network access when they already are.
+
+    ``splits=None`` means the train split plus the test split when its files can be found (a missing test file is
+    reported in ``FetchResult.skipped``, not raised). Naming splits makes each of them required.
+    ``mirror`` (default ``$LSOKL_DATA_MIRROR``) replaces every upstream URL: a local folder laid out like the shared
+    data folder, or an http(s) base URL joined with each file's mirror path.
+    """
+    spec = registry.get(name)
+    mirror = mirror_setting(mirror)
+    wanted = list(splits) if splits else list(spec.splits)
+    for s in wanted:
+        if s not in spec.splits:
+            raise DataError(f"dataset {spec.name!r} has no {s!r} split (it has {', '.join(spec.splits)})")
+    required = set(splits) if splits else {"train"}
+    result = FetchResult(spec.name)
+    todo = []
+    for s in wanted:
+        if not force and cache.is_complete(spec.name, s, spec.spec_hash):
+            result.cached.append(s)
+        else:
+            todo.append(s)
+    if not todo:
+        return result
+    # A test split re-uses the train split's label mapping, categories and scaling, so train goes first.
+    if "train" not in todo and not cache.is_complete(spec.name, "train", spec.spec_hash):
+        todo.insert(0, "train")
+    todo.sort(key=lambda s: s != "train")
+
+    root = cache.root()
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root, prefix=f".fetch-{spec.name}-") as tmp:
+        workdir = Path(tmp)
+        obtained: dict[tuple, tuple[Path, str, str, bool]] = {}  # one download per file even if splits share it
+        train_meta = None if "train" in todo else cache.read_meta(spec.name, "train")
+        for s in todo:
+            try:
+                files = []
+                for i, f in enumerate(spec.splits[s].files):
+                    key = (f.url, f.mirror)
+                    if key not in obtained:
+                        obtained[key] = obtain(f, mirror, workdir, name=spec.name, index=len(obtained),
+                                               retries=retries, timeout=timeout, progress=progress)
+                    files.append(obtained[key])
+            except MissingFileError as exc:
+                if s in required:
+                    raise
+                result.skipped[s] = str(exc)
+                continue
+            X, y, perms, meta = _build_split(spec, s, files, workdir, train_meta if s != "train" else None)
+            cache.write_split(spec.name, s, X, y, perms, meta)
+            if s == "train":
+                train_meta = meta
+            result.fetched.append(s)
+            del X, y, perms
+    return result
+
+
+def is_cached(name: str, split: str = "train") -> bool:
+    spec = registry.get(name)
+    return cache.is_complete(spec.name, split, spec.spec_hash)
+
+
+def clear(name: str) -> None:
+    """Remove a dataset's cached arrays (the next fetch rebuilds them)."""
+    shutil.rmtree(cache.root() / registry.get(name).name, ignore_errors=True)
+
+
