@@ -48,7 +48,8 @@ BUDGET_PARAM = "budget"
 TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_source",
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
             "datasets", "algorithms")
-DATASET_KEYS = ("task", "scale", "max_samples", "permutations", "permutation_source",
+SPLITS = ("train", "test", "all")
+DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
                 "budgets", "defaults", "algorithms", "exclude")
 LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
 
@@ -77,10 +78,11 @@ class DatasetSpec:
     max_samples: int | None
     permutations: int
     permutation_source: str
+    split: str | None = None  # train / test / all (the data layer's default when None)
 
     def load_options(self) -> dict:
         """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
-        opts = {}
+        opts = {"split": self.split} if self.split else {}
         if self.scale is not None:
             opts["scale"] = self.scale
         if self.max_samples is not None:
@@ -104,6 +106,7 @@ class Cell:
     scale: str | None
     n_checkpoints: int | None
     timeout: float | None
+    split: str | None = None
 
     @property
     def param_dict(self) -> dict:
@@ -121,7 +124,7 @@ class Cell:
             "learner": self.learner, "params": self.param_dict, "lsokl_version": version,
             "permutation": self.permutation, "permutation_source": self.permutation_source,
             "seed": self.seed, "max_samples": self.max_samples, "scale": self.scale,
-            "n_checkpoints": self.n_checkpoints,
+            "split": self.split, "n_checkpoints": self.n_checkpoints,
         }
 
 
@@ -308,24 +311,32 @@ def _join(key: str, sub) -> str:
     return f"{key}.{sub}" if key else str(sub)
 
 
-def _known_datasets() -> list[str] | None:
-    """Registered dataset names, or None when the data layer cannot list them."""
+def _known_datasets() -> dict[str, str | None] | None:
+    """Registered dataset names and aliases (lower-case) -> (canonical name, task); None when the
+    data layer cannot list them (then names are checked when the run loads the data)."""
+    out: dict = {}
     try:
-        from . import data
+        from .data import registry
 
-        for attr in ("names", "dataset_names", "list_datasets"):
-            fn = getattr(data, attr, None)
-            if callable(fn):
-                return list(fn())
-        from .data import loading
+        for name, spec in registry.specs().items():
+            for label in (name, *getattr(spec, "aliases", ())):
+                out[label.lower()] = (name, spec.task)
+    except Exception:  # no registry (yet): built-ins only
+        pass
+    try:
+        from .data import builtin
 
-        names = set(getattr(loading, "BUILTINS", {}))
-        registry = getattr(loading, "REGISTRY", None) or getattr(data, "REGISTRY", None)
-        if registry:
-            names |= set(registry)
-        return sorted(names) or None
-    except Exception:  # the data layer is optional for validation
-        return None
+        for name, entry in builtin.BUILTINS.items():
+            out[name.lower()] = (name, entry[1] if isinstance(entry, tuple) else None)
+    except Exception:
+        try:
+            from .data import loading
+
+            for name in getattr(loading, "BUILTINS", {}):
+                out[name.lower()] = (name, None)
+        except Exception:
+            pass
+    return out or None
 
 
 def _learner_class(name: str, task: str):
@@ -417,14 +428,20 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
         v.fail("datasets", "is empty")
     datasets: dict[str, DatasetSpec] = {}
     cells: list[Cell] = []
-    for dname, entry in ds_entries.items():
-        dkey = _join("datasets", dname)
-        if known_ds is not None and dname not in known_ds:
-            v.fail(dkey, str(UnknownNameError("dataset", dname, known_ds)))
+    for given, entry in ds_entries.items():
+        dkey = _join("datasets", given)
+        dname, registered_task = given, None
+        if known_ds is not None:
+            if given.lower() not in known_ds:
+                v.fail(dkey, str(UnknownNameError("dataset", given, {n for n, _ in known_ds.values()})))
+            dname, registered_task = known_ds[given.lower()]  # aliases resolve to one name
+        if dname in datasets:
+            v.fail(dkey, f"dataset {dname!r} is listed twice")
         entry = v.mapping(dkey, entry, DATASET_KEYS)
-        dtask = v.choice(_join(dkey, "task"), entry.get("task", task), TASKS)
+        dtask = v.choice(_join(dkey, "task"), entry.get("task", registered_task or task), TASKS)
+        split = v.choice(_join(dkey, "split"), entry.get("split"), SPLITS, allow_none=True)
         spec = DatasetSpec(
-            name=dname, task=dtask,
+            name=dname, task=dtask, split=split,
             scale=v.choice(_join(dkey, "scale"), entry.get("scale", scale), SCALES, allow_none=True),
             max_samples=v.int_(_join(dkey, "max_samples"), entry.get("max_samples", max_samples),
                                low=1, allow_none=True),
@@ -482,7 +499,7 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
                         params=tuple(sorted(params.items())), permutation=p, seed=seed,
                         permutation_source=spec.permutation_source,
                         max_samples=spec.max_samples, scale=spec.scale,
-                        n_checkpoints=checkpoints, timeout=timeout))
+                        n_checkpoints=checkpoints, timeout=timeout, split=spec.split))
     return Experiment(path=source, name=name, seed=seed, datasets=datasets,
                       algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
                       warnings=warnings)

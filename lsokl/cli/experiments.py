@@ -122,15 +122,21 @@ def report(
     plots: bool = typer.Option(True, "--plots/--no-plots", help="convergence plots (PNG and SVG)"),
 ) -> None:
     """Aggregate over permutations into tables in the papers' layout (Markdown, CSV, LaTeX) and plots."""
-    from rich.markdown import Markdown
-
     from ..report import build_report
+    from ..report.tables import split_for_width
 
     try:
         rep = build_report(results, out, paper=paper, compact=compact, plots=plots)
     except LsoklError as exc:
         _fail(exc)
-    for task, md in rep.markdown.items():
+    for task, wide in rep.tables.items():
         console.rule(f"{task} ({rep.n_records} records)")
-        console.print(Markdown(md))
+        for piece in split_for_width(wide, max(console.width - 6, 60)):
+            table = Table(show_lines=False)
+            for i, col in enumerate(piece.columns):
+                table.add_column(col.replace(" ", "\n", 1), justify="left" if i == 0 else "right",
+                                 no_wrap=True)
+            for row in piece.itertuples(index=False):
+                table.add_row(*map(str, row))
+            console.print(table)
     console.print(f"wrote {len(rep.files)} files to {rep.out}", highlight=False)

@@ -20,6 +20,7 @@ __all__ = ["Report", "build_report", "available_papers"]
 class Report:
     out: Path
     markdown: dict[str, str] = field(default_factory=dict)  # task -> Markdown table
+    tables: dict = field(default_factory=dict)  # task -> the wide table (DataFrame of strings)
     files: list[Path] = field(default_factory=list)
     n_records: int = 0
 
@@ -51,6 +52,7 @@ def build_report(results: str | Path, out: str | Path | None = None, *, paper: s
         stem = "table" if len(tasks) == 1 else f"table-{task}"
         md = to_markdown(table)
         rep.markdown[task] = md
+        rep.tables[task] = table
         cap = (f"{task} results: mean ± sample std over permutations, mean time per pass"
                + (f"; published values from {paper}, deviation in published stds" if paper else ""))
         rep.files += [_write(out / f"{stem}.md", md),

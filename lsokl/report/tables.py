@@ -95,3 +95,30 @@ def to_latex(table: pd.DataFrame, caption: str = "", label: str = "") -> str:
         lines.append(" & ".join(_tex(r[c]) for c in cols) + r" \\")
     lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def split_for_width(table: pd.DataFrame, width: int) -> list[pd.DataFrame]:
+    """Cut a wide table into pieces that fit a terminal, keeping each dataset's columns together
+    and repeating the 'Algorithm' column."""
+    def col_width(c):  # headers print on two lines: the dataset, then the rest
+        return max([len(p) for p in str(c).split(" ", 1)] + [len(str(v)) for v in table[c]]) + 3
+
+    groups: list[list[str]] = []
+    for c in table.columns[1:]:
+        ds = c.split(" ", 1)[0]
+        if groups and groups[-1][0].split(" ", 1)[0] == ds:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    first = col_width(table.columns[0]) + 1
+    pieces, current, used = [], [], first
+    for g in groups:
+        w = sum(col_width(c) for c in g)
+        if current and used + w > width:
+            pieces.append(current)
+            current, used = [], first
+        current += g
+        used += w
+    if current or not pieces:
+        pieces.append(current)
+    return [table[[table.columns[0], *cols]] for cols in pieces]

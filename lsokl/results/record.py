@@ -19,7 +19,7 @@ RECORD_KEYS = (
     "schema", "key", "config_hash", "config_name", "status",
     # what ran
     "dataset", "dataset_sha256", "task", "n_samples", "n_features", "algorithm", "learner",
-    "params", "permutation", "permutation_source", "seed", "max_samples", "scale", "n_checkpoints",
+    "params", "permutation", "permutation_source", "seed", "max_samples", "scale", "split", "n_checkpoints",
     # what came out
     "metric", "value", "mistakes", "mistake_rate", "squared_loss", "time_s", "support_size",
     "curve", "error",
@@ -77,7 +77,8 @@ def make_record(*, key: str, spec: dict, status: str, config_hash: str, config_n
         n_samples=n_samples, n_features=n_features, algorithm=algorithm, learner=spec["learner"],
         params=spec["params"], permutation=spec["permutation"],
         permutation_source=spec["permutation_source"], seed=spec["seed"],
-        max_samples=spec["max_samples"], scale=spec["scale"], n_checkpoints=spec["n_checkpoints"],
+        max_samples=spec["max_samples"], scale=spec["scale"], split=spec.get("split"),
+        n_checkpoints=spec["n_checkpoints"],
         metric=metric_for(task), error=error, versions=versions(), host=host(),
         started_at=started_at, finished_at=now(), wall_s=wall_s,
     )
