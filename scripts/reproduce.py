@@ -1,0 +1,95 @@
+#!/usr/bin/env python
+"""Reproduce one published table: fetch its datasets, run its config, report beside the paper.
+
+    python scripts/reproduce.py table5 [--jobs N] [--results DIR] [-d DATASET ...] [-a ALGO ...]
+
+Reads configs/<table>.yaml, writes results/<table>/ (records, then report/ with the tables and
+plots). Resumable: rerunning skips finished cells. The published numbers come from
+lsokl2016:<table> unless the config's name says otherwise (--paper).
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("table", help="table5, table7, table9, ... (reads configs/<table>.yaml)")
+    ap.add_argument("--config", type=Path, help="another config instead of configs/<table>.yaml")
+    ap.add_argument("--results", type=Path, help="results folder [default: results/<table>]")
+    ap.add_argument("--paper", help="published table to compare with [default: lsokl2016:<table>]")
+    ap.add_argument("--jobs", "-j", type=int)
+    ap.add_argument("--backend", choices=("loky", "dask"))
+    ap.add_argument("--scheduler")
+    ap.add_argument("-d", "--dataset", action="append", default=[])
+    ap.add_argument("-a", "--algorithm", action="append", default=[])
+    ap.add_argument("--retry-failed", action="store_true")
+    args = ap.parse_args(argv)
+
+    config = args.config or REPO / "configs" / f"{args.table}.yaml"
+    if not config.exists():
+        print(f"error: {config} does not exist; write the config for {args.table} first", file=sys.stderr)
+        return 2
+    results = args.results or REPO / "results" / args.table
+    paper = args.paper or f"lsokl2016:{args.table}"
+
+    from lsokl.config import load_config
+    from lsokl.errors import LsoklError
+
+    try:
+        exp = load_config(config)
+        _fetch([d for d in exp.datasets if not args.dataset or d in args.dataset])
+    except LsoklError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    lsokl = [_entry_point()] if _has_entry_point() else [sys.executable, "-c", "from lsokl.cli import main; main()"]
+    run = [*lsokl, "run", str(config), "--results", str(results)]
+    if args.jobs:
+        run += ["--jobs", str(args.jobs)]
+    if args.backend:
+        run += ["--backend", args.backend]
+    if args.scheduler:
+        run += ["--scheduler", args.scheduler]
+    if args.retry_failed:
+        run.append("--retry-failed")
+    for d in args.dataset:
+        run += ["-d", d]
+    for a in args.algorithm:
+        run += ["-a", a]
+    code = subprocess.call(run)
+    # report even when some cells failed: the table shows which
+    report = [*lsokl, "report", str(results), "--paper", paper, "--compact"]
+    rcode = subprocess.call(report)
+    return code or rcode
+
+
+def _fetch(names: list[str]) -> None:
+    """Download (or copy from the mirror) before any worker starts; built-ins need nothing."""
+    try:
+        from lsokl.data import builtin
+        from lsokl.data.fetch import fetch
+    except ImportError:  # a data layer without fetch: `lsokl run` loads (and fetches) itself
+        return
+    for name in names:
+        if name in getattr(builtin, "BUILTINS", {}):
+            continue
+        print(f"fetching {name} ...", flush=True)
+        fetch(name)
+
+
+def _entry_point() -> str:
+    return str(Path(sys.executable).with_name("lsokl"))
+
+
+def _has_entry_point() -> bool:
+    return Path(_entry_point()).exists()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
