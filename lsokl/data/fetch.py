@@ -200,7 +200,7 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
     }
     if targ and targ.get("how") == "minmax":
         # kept so results can be reported in raw units: y_raw = y * (max - min) + min
-        meta["target_range"] = [targ["lo"][0], targ["lo"][0] + (1.0 / targ["mul"][0] if targ["mul"][0] else 0.0)]
+        meta["target_range"] = [targ["lo"][0], targ["hi"][0]]
     if parsed.info.get("categories"):
         meta["categories"] = parsed.info["categories"]
     if parsed.permutations is not None:

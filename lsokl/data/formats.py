@@ -368,7 +368,8 @@ def read_csv(paths: list[Path], d: int | None, opts: dict, storage: str = "dense
             values = col.astype(str).str.strip()
             cats = known.get(str(c)) or sorted(values.unique().tolist())
             categories[str(c)] = cats
-            blocks.append(("onehot", pd.Categorical(values, categories=cats).codes, len(cats)))
+            codes_ = pd.Index(cats).get_indexer(values)  # -1 for a category the train split did not have
+            blocks.append(("onehot", np.asarray(codes_, dtype=np.int64), len(cats)))
             continue
         if c in codes:
             mapping = codes[c]

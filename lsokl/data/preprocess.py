@@ -51,7 +51,10 @@ def fit_scale(X, how: str) -> dict:
     mul = np.where(constant, 0.0, width / np.where(constant, 1.0, spread))
     # Constant columns carry no information; mapping them to 0 (not to -1 for minmax_pm1) is what svm-scale does.
     add = np.where(constant, 0.0, -1.0 if how == "minmax_pm1" else 0.0)
-    return {"how": how, "lo": lo.reshape(d).tolist(), "mul": mul.reshape(d).tolist(), "add": add.reshape(d).tolist()}
+    params = {"how": how, "lo": lo.reshape(d).tolist(), "mul": mul.reshape(d).tolist(), "add": add.reshape(d).tolist()}
+    if how != "standard":
+        params["hi"] = b.reshape(d).tolist()  # exact range, e.g. to report regression errors in raw units
+    return params
 
 
 def apply_scale(X, params: dict):
