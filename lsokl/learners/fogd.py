@@ -18,7 +18,8 @@ import numpy as np
 from numba import njit
 
 from .base import SEED, SIGMA, OnlineLearner
-from .features import BLOCK, FourierMap, axpy, dot, fourier_from_projections, sincos
+from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, dot, fourier_from_projections,
+                       sincos)
 from .kernels import JIT
 from .params import BUDGET, POSITIVE, Num, OneOf
 
@@ -43,6 +44,25 @@ def _play_block(P, yb, w, zc, zs, eta, counts):
             axpy(step, zs, ws)
 
 
+@njit(**REDUCE_JIT)
+def _round_and_dot32(zc, zs, zc32, zs32, wc, ws):
+    """Round the features to float32 (into zc32/zs32) and return w.z accumulated in float64."""
+    f = 0.0
+    for j in range(zc.shape[0]):
+        c = np.float32(zc[j])
+        s = np.float32(zs[j])
+        zc32[j] = c
+        zs32[j] = s
+        f += np.float64(wc[j]) * np.float64(c) + np.float64(ws[j]) * np.float64(s)
+    return f
+
+
+@njit(**REDUCE_JIT)
+def _axpy32(step, x, y):
+    for k in range(x.shape[0]):
+        y[k] += step * x[k]
+
+
 @njit(**JIT)
 def _play_block32(P, yb, w, zc, zs, zc32, zs32, eta, counts):
     """float32 model: features rounded to float32, w kept in float32, f accumulated in float64."""
@@ -51,11 +71,7 @@ def _play_block32(P, yb, w, zc, zs, zc32, zs32, eta, counts):
     ws = w[D:]
     for r in range(P.shape[0]):
         sincos(P[r], zc, zs)
-        f = 0.0
-        for j in range(D):
-            zc32[j] = zc[j]
-            zs32[j] = zs[j]
-            f += np.float64(wc[j]) * np.float64(zc32[j]) + np.float64(ws[j]) * np.float64(zs32[j])
+        f = _round_and_dot32(zc, zs, zc32, zs32, wc, ws)
         yi = yb[r]
         counts[0] += 1
         if (1.0 if f >= 0.0 else -1.0) != yi:
@@ -63,9 +79,8 @@ def _play_block32(P, yb, w, zc, zs, zc32, zs32, eta, counts):
         if yi * f < 1.0:
             counts[2] += 1
             step = np.float32(eta * yi)
-            for j in range(D):
-                wc[j] += step * zc32[j]
-                ws[j] += step * zs32[j]
+            _axpy32(step, zc32, wc)
+            _axpy32(step, zs32, ws)
 
 
 class FOGD(OnlineLearner):
@@ -80,8 +95,9 @@ class FOGD(OnlineLearner):
     eta : step size (authors' ``eta_fou``, 0.002). The features are unnormalised, so the effective
         kernel step is eta * D.
     random_state : seed of the frequency draw (ignored when ``run`` gets a ``random_source``).
-    dtype : ``"float64"`` (default, exact) or ``"float32"`` (model and features rounded to
-        float32; U'x and cos/sin are still computed in float64).
+    dtype : ``"float64"`` (default, exact) or ``"float32"`` (the weights are stored in float32
+        and the features rounded to float32 before the dot product and the update; U'x and
+        cos/sin stay float64, so this halves the model's memory but is not faster).
     """
 
     name = "fogd"

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA, VARIANT
-from .kernels import JIT, append_slot, kernel_row, sign, store_row
+from .kernels import JIT, append_slot, dot, kernel_row, sign, store_row
 from .params import BUDGET
 from .support import SupportVectorLearner
 
@@ -38,12 +38,10 @@ IEEE = dict(JIT, error_model="numpy")
 
 @njit(**IEEE)
 def _matvec(A, m, v, out):
-    """out[:m] = A[:m, :m] @ v[:m], summed left to right (rows of A are contiguous)."""
+    """out[:m] = A[:m, :m] @ v[:m] (rows of A are contiguous; vectorised dot per row)."""
+    vm = v[:m]
     for r in range(m):
-        acc = 0.0
-        for c in range(m):
-            acc += A[r, c] * v[c]
-        out[r] = acc
+        out[r] = dot(A[r, :m], vm)
 
 
 @njit(**IEEE)
