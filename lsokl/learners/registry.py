@@ -21,6 +21,27 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("binary", "bogd"): "lsokl.learners.bogd:BOGD",
     ("binary", "fogd"): "lsokl.learners.fogd:FOGD",
     ("binary", "nogd"): "lsokl.learners.nogd:NOGD",
+    # Multi-class (spec section 2): one shared support set, one coefficient per (class, SV).
+    ("multiclass", "perceptron"): "lsokl.learners.perceptron:MulticlassPerceptron",
+    ("multiclass", "ogd"): "lsokl.learners.ogd:MulticlassOGD",
+    ("multiclass", "rbp"): "lsokl.learners.rbp:MulticlassRBP",
+    ("multiclass", "forgetron"): "lsokl.learners.forgetron:MulticlassForgetron",
+    ("multiclass", "projectron"): "lsokl.learners.projectron:MulticlassProjectron",
+    ("multiclass", "projectron++"): "lsokl.learners.projectron:MulticlassProjectronPP",
+    ("multiclass", "bpas"): "lsokl.learners.bpas:MulticlassBPAS",
+    ("multiclass", "bogd"): "lsokl.learners.bogd:MulticlassBOGD",
+    ("multiclass", "fogd"): "lsokl.learners.fogd:MulticlassFOGD",
+    ("multiclass", "nogd"): "lsokl.learners.nogd:MulticlassNOGD",
+    # Regression (spec section 3): update when |y - f| > epsilon, report the squared loss.
+    ("regression", "perceptron"): "lsokl.learners.perceptron:RegressionPerceptron",
+    ("regression", "ogd"): "lsokl.learners.ogd:RegressionOGD",
+    ("regression", "norma"): "lsokl.learners.norma:NORMA",
+    ("regression", "rbp"): "lsokl.learners.rbp:RegressionRBP",
+    ("regression", "forgetron"): "lsokl.learners.forgetron:RegressionForgetron",
+    ("regression", "projectron"): "lsokl.learners.projectron:RegressionProjectron",
+    ("regression", "bogd"): "lsokl.learners.bogd:RegressionBOGD",
+    ("regression", "fogd"): "lsokl.learners.fogd:RegressionFOGD",
+    ("regression", "nogd"): "lsokl.learners.nogd:RegressionNOGD",
 }
 
 # Names as the papers' tables print them, for reports.
