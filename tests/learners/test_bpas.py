@@ -137,6 +137,27 @@ def test_reproduces_the_authors_german_runs_exactly(shared_data, reference_runs,
         _assert_same_run(trace, row)
 
 
+# spambase/paper perm 9 first diverges at step t = 1284: 70 of the 100 candidates tie on Q_r
+# exactly (kappa ~ 0 for most SVs), we keep the first (list position 1, Q = 0.8626734326162327)
+# and Octave took another; forcing position 4 there (kappa = 3.7e-10, equal Q after rounding)
+# reproduces Octave's err_count 1393 and all 14 checkpoints. Which last bit differs is unknown.
+KNOWN_DIVERGENCES = {("paper", 9)}
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("setting", ["paper", "script"])
+def test_reproduces_the_fragile_spambase_runs_exactly_but_one(shared_data, reference_runs, setting):
+    """Exact thanks to Octave's arithmetic order in the kernel row (see lsokl.learners.bpas)."""
+    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "spambase.mat")
+    rows = _rows(reference_runs, "spambase", setting, "BPA-S")
+    for row in rows.itertuples():
+        trace = BPAS(**SETTINGS[setting], C=1.0).run(X, y, perms[row.perm - 1])
+        if (setting, row.perm) in KNOWN_DIVERGENCES:
+            assert trace.mistakes != row.err_count, "a known divergence vanished: update the note"
+            continue
+        _assert_same_run(trace, row)
+
+
 @pytest.mark.shared_data
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_fragile_spambase_runs_match_in_distribution(shared_data, reference_runs, setting):
