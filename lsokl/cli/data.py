@@ -10,8 +10,11 @@ from rich.table import Table
 from ..errors import LsoklError
 from . import app
 
-console = Console()
-err_console = Console(stderr=True)
+
+
+def _consoles() -> tuple[Console, Console]:
+    # created per call, not at import, so the terminal width (COLUMNS) is read when the command runs
+    return Console(), Console(stderr=True)
 
 
 @app.command("fetch")
@@ -41,6 +44,7 @@ def fetch(
     from ..data import registry
     from ..data.fetch import fetch as do_fetch
 
+    console, err_console = _consoles()
     try:
         targets = list(registry.specs()) if all_ else list(names or [])
         if not targets:
@@ -72,6 +76,14 @@ def fetch(
         raise typer.Exit(1)
 
 
+_SOURCE_LABELS = {
+    "lsokl-mat": "LSOKL authors' .mat",
+    "libsvm": "LIBSVM",
+    "uci": "UCI",
+    "mlbench": "UCI (R mlbench CSV)",
+}
+
+
 @app.command("datasets")
 def datasets(
     task: Optional[str] = typer.Option(None, "--task", help="Only this task: binary, multiclass or regression."),
@@ -84,13 +96,14 @@ def datasets(
     """
     from ..data import builtin, cache, registry
 
+    console, err_console = _consoles()
     try:
         specs = registry.specs()
     except LsoklError as exc:
         err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
         raise typer.Exit(2) from None
     table = Table(title=f"datasets (cache: {cache.root()})")
-    for col, kw in (("name", {"style": "bold"}), ("aliases", {}), ("task", {}), ("n", {"justify": "right"}),
+    for col, kw in (("name", {"style": "bold", "no_wrap": True}), ("aliases", {}), ("task", {}), ("n", {"justify": "right"}),
                     ("d", {"justify": "right"}), ("classes", {"justify": "right"}), ("source", {}),
                     ("mirror file(s)", {}), ("cached", {})):
         table.add_column(col, **kw)
@@ -103,7 +116,7 @@ def datasets(
             n_text += f" + {spec.splits['test'].n:,}"
         status = [s for s in spec.splits if cache.is_complete(name, s, spec.spec_hash)]
         table.add_row(name, ", ".join(spec.aliases), spec.task, n_text, str(spec.d or "?"),
-                      str(spec.classes or ""), spec.source, "\n".join(spec.mirror_paths),
+                      str(spec.classes or ""), _SOURCE_LABELS.get(spec.source, spec.source), "\n".join(spec.mirror_paths),
                       "[green]" + ", ".join(status) + "[/green]" if status else "[dim]no[/dim]")
     for name, (fn, btask, source) in builtin.BUILTINS.items():
         if task and btask != task:
