@@ -41,6 +41,8 @@ def _make(task, name, **overrides):
         params["budget"] = 12
     if "random_state" in names:
         params["random_state"] = 7
+    if "lam" in names:  # BOGD's default 1/n^2 depends on the stream length, unknown to partial_fit
+        params["lam"] = 1e-4
     params.update(overrides)
     return cls(**{k: v for k, v in params.items() if k in names})
 
