@@ -128,6 +128,13 @@ def test_fetch_downloads_verifies_caches_and_load_memory_maps(server, use_regist
     assert fetch("toy", retries=0, progress=False).cached == ["train"] and len(log) == 1
 
 
+def test_download_with_progress_bar(server, use_registry):
+    base, root, _ = server
+    data = put(root, "toy/toy.txt", TRAIN)
+    use_registry(entry(url=f"{base}/toy/toy.txt", sha256=sha(data)))
+    assert fetch("toy", retries=0, progress=True).fetched == ["train"]
+
+
 def test_load_never_downloads_when_the_cache_is_complete(server, use_registry):
     base, root, log = server
     data = put(root, "toy/toy.txt", TRAIN)

@@ -90,9 +90,10 @@ def datasets(
 ) -> None:
     """List the registered and built-in datasets: task, n, d, source, mirror file and cache status.
 
-    Sources: lsokl-mat = the LSOKL authors' .mat file (their permutations, the paper's numbers); libsvm / uci =
-    those sites' files; mlbench = a CSV converted from an R package (mirror only); scikit-learn / generated =
-    built-in, nothing to fetch. n is the train split (+ test split when there is one).
+    Source: "LSOKL authors' .mat" = the authors' own file, with their 20 permutations (how the paper's numbers
+    were made); LIBSVM / UCI = those sites' data; "UCI (R mlbench CSV)" = raw UCI values converted from an R
+    package (mirror only); scikit-learn / generated = built-in, nothing to fetch. n is the train split (+ the test
+    split when there is one; `load(name, split="test" | "all")`).
     """
     from ..data import builtin, cache, registry
 

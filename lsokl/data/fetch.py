@@ -89,9 +89,12 @@ def _download(url: str, known: str | None, workdir: Path, fname: str, *, retries
     import pooch
     import requests
 
+    # pooch's INFO lines advise calling pooch.retrieve with the hash; lsokl records unknown hashes in meta.json
+    pooch.get_logger().setLevel("WARNING")
     store = pooch.create(path=workdir, base_url="", registry={fname: f"sha256:{known}" if known else None},
                          urls={fname: url}, retry_if_failed=retries)
-    downloader = pooch.HTTPDownloader(progressbar=_RichBar(fname) if progress else False, timeout=timeout)
+    label = f"{name}: {url.rsplit('/', 1)[-1]}"
+    downloader = pooch.HTTPDownloader(progressbar=_RichBar(label) if progress else False, timeout=timeout)
     hint = (f"check the network, or fetch from a mirror: `lsokl fetch {name} --mirror URL_OR_DIR` "
             f"(or set {MIRROR_ENV})")
     try:
