@@ -179,10 +179,11 @@ def validate(raw: dict, builtin_names=()) -> list[str]:
                 mirror = str(f["mirror"])
                 if mirror.startswith("/") or ".." in Path(mirror).parts:
                     problems.append(f"{fw}: mirror must be a relative path inside the mirror")
-                key = (f["url"], f["sha256"], f["mirror"])
+                # one file, one entry (the same file may serve several splits of that entry, e.g. an HDF5)
+                key = (f["url"], f["sha256"]) if f["url"] else (f["mirror"], f.get("mirror_sha256"))
                 owner = url_hashes.get(key)
                 if owner is not None and owner != e["name"]:
-                    problems.append(f"{fw}: url+sha256 {f['url']} also used by {owner}")
+                    problems.append(f"{fw}: url+sha256 {key[0]} also used by {owner}")
                 url_hashes[key] = e["name"]
     return problems
 
