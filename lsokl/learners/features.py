@@ -1,7 +1,9 @@
 """Task-independent kernel feature maps: random Fourier features (FOGD) and Nystrom (NOGD).
 
 The binary, multi-class and regression versions of FOGD/NOGD all learn a linear model on one of
-these maps, so the maps live here, apart from any loss or update rule.
+these maps, so the maps live here, apart from any loss or update rule. The one rule the
+multi-class learners share (argmax, best wrong class, hinge loss; spec 0.3) lives here too,
+with ``class_scores`` for the (slots x m) coefficient matrices.
 
 Both maps are *fixed* once built (FOGD draws its frequencies before the pass, NOGD freezes its
 support vectors at the switch), so the features of a block of samples can be computed at once
@@ -130,6 +132,48 @@ def csr_rows_times_dense(indptr, indices, values, idx, W, out):
             wrow = W[indices[p]]
             for c in range(n_out):
                 o[c] += v * wrow[c]
+
+
+# ----------------------------------------------------------------------------- task rules
+# The multi-class decision rule of every learner in spec section 2, shared by the compiled loops.
+
+@njit(**JIT)
+def multiclass_pick(V, y):
+    """(y_hat, s_t, l_t) from the class scores V (spec 0.3): y_hat = argmax V, s_t = the best
+    class other than y, l_t = max(0, 1 - (V_y - V_s)). Ties go to the lowest index and NaN
+    scores are skipped, as MATLAB's ``max``; a NaN loss counts as 0 (``max(0, NaN) = 0``)."""
+    m = V.shape[0]
+    if m == 1:
+        return 0, 0, 0.0
+    yhat = -1
+    s = -1
+    for r in range(m):
+        v = V[r]
+        if v != v:
+            continue
+        if yhat < 0 or v > V[yhat]:
+            yhat = r
+        if r != y and (s < 0 or v > V[s]):
+            s = r
+    if yhat < 0:
+        yhat = 0
+    if s < 0:  # every other score is NaN: MATLAB returns the first of them
+        s = 1 if y == 0 else 0
+    loss = 1.0 - (V[y] - V[s])
+    if not loss > 0.0:
+        loss = 0.0
+    return yhat, s, loss
+
+
+@njit(**JIT)
+def class_scores(alpha, krow, n, V):
+    """V[c] = sum_{j<n} alpha[j, c] krow[j], summed over j in order (as MATLAB's alpha * k_t)."""
+    for c in range(V.shape[0]):
+        V[c] = 0.0
+    for j in range(n):
+        kj = krow[j]
+        for c in range(V.shape[0]):
+            V[c] += alpha[j, c] * kj
 
 
 # Samples per BLAS call: big enough to amortise the call and the gather of rows, small enough

@@ -1,6 +1,7 @@
-"""Projectron and Projectron++, as the authors' ``binary/projectron.m`` and ``binary/proplus.m``.
+"""Projectron and Projectron++ for the three tasks, as the authors' ``{binary,multiclass}/
+projectron.m``, ``{binary,multiclass}/proplus.m`` and ``regression/projectron.m``.
 
-Spec sections 1.5 and 1.6. The authors' Projectron has **no** projection threshold: it stores every
+Spec sections 1.5, 1.6 (binary), 2.5, 2.6 (multi-class) and 3 (regression). The authors' Projectron has **no** projection threshold: it stores every
 mistake until the budget is full and from then on always projects the new instance onto the span
 of the stored ones. The inverse Gram matrix ``kinv_`` is kept up to date by the block formula, so a
 step costs O(B^2) and no O(B^3) inversion ever happens.
@@ -17,6 +18,12 @@ adding a vector. Its P = d*' K d* uses the Gram matrix K of the stored vectors a
 (they recompute K at every margin error; here it is maintained incrementally in ``gram_``, which
 gives the same numbers at O(B) per addition). In exact arithmetic P = k' Kinv k; the two differ
 once ``kinv_`` is inaccurate, so the authors' form is kept.
+
+The tasks share the storage, the residual and the block update of the inverse (``_residual``,
+``_store``); they differ in what triggers a step and which coefficients it changes. Binary and
+regression keep one coefficient per vector and share one loop (regression triggers on
+|y - f| > epsilon and uses eta sign(y - f) as the label); multi-class has its own loop over the
+(slots x m) coefficient matrix.
 """
 from __future__ import annotations
 
@@ -26,8 +33,10 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA, VARIANT
-from .kernels import JIT, append_slot, dot, kernel_row, sign, store_row
-from .params import BUDGET
+from .bpas import _sequential_kernel_row, _sequential_sqnorm, _store_transposed
+from .features import class_scores, multiclass_pick
+from .kernels import JIT, append_slot, sign, store_row
+from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
 
 RESIDUAL_FLOOR = 1e-10
@@ -38,96 +47,173 @@ IEEE = dict(JIT, error_model="numpy")
 
 @njit(**IEEE)
 def _matvec(A, m, v, out):
-    """out[:m] = A[:m, :m] @ v[:m] (rows of A are contiguous; vectorised dot per row)."""
-    vm = v[:m]
-    for r in range(m):
-        out[r] = dot(A[r, :m], vm)
+    """out[:m] = A[:m, :m] @ v[:m] for a *symmetric* A, in reference BLAS dgemv's order: each
+    out[i] sums A[i, j] v[j] over j = 0, 1, ... one term at a time. Row j of A is column j
+    (symmetry), so the inner loop runs over contiguous memory and vectorises across i without
+    reordering any sum: the result is bit for bit Octave's. That matters once the inverse is
+    garbage (non-positive residuals): then every rounding is amplified, and only Octave's own
+    summation order replays the authors' runs (multi-class dna)."""
+    for i in range(m):
+        out[i] = 0.0
+    for j in range(m):
+        vj = v[j]
+        Aj = A[j]
+        for i in range(m):
+            out[i] += vj * Aj[i]
 
 
 @njit(**IEEE)
-def _add(xs, i, sqn_i, yi, m, dstar, res, sv, sv_sqn, sv_order, alpha, size, kinv, gram, krow,
-         kid, inv2s2):
-    """Store x_i as the (m+1)-th vector; block update of the inverse Gram matrix (spec 1.5)."""
+def _residual(kinv, m, krow, kid, dstar):
+    """d* = Kinv k_t (into ``dstar``); returns (k_t' d*, ||delta||^2 = Kid - k_t' d*)."""
+    _matvec(kinv, m, krow, dstar)
+    kd = 0.0
+    for j in range(m):
+        kd += krow[j] * dstar[j]
+    return kd, kid[0] - kd
+
+
+@njit(**IEEE)
+def _store(xs, i, sqn_i, m, dstar, res, sv, sv_t, sv_sqn, sv_order, size, kinv, gram, krow, kid,
+           two_sigma2):
+    """Store x_i as the (m+1)-th vector and grow the inverse Gram matrix by the block formula
+    (spec 1.5); returns the slot, whose coefficients the caller sets (they depend on the task)."""
     slot = append_slot(sv_order, m)
     store_row(xs, i, sqn_i, sv, sv_sqn, slot)
-    alpha[slot] = yi
+    _store_transposed(xs, i, sv_t, slot)
     if m == 0:
         # Kid = kappa(x, x), computed once from the first stored vector as the authors do.
-        kernel_row(xs, i, sqn_i, sv, sv_sqn, 1, inv2s2, krow)
+        _sequential_kernel_row(xs, i, sqn_i, sv_t, sv_sqn, 1, two_sigma2, krow)
         kid[0] = krow[0]
         kinv[0, 0] = 1.0 / kid[0]
         gram[0, 0] = kid[0]
     else:
-        inv_res = 1.0 / res
+        # The authors' Kinv + (d d')/res, elementwise as written: (d_r d_c) / res. Dividing
+        # the product (not multiplying by 1/res) keeps Kinv exactly symmetric, as in Octave,
+        # which ``_matvec`` relies on.
         for r in range(m):
-            dr = dstar[r] * inv_res
+            dr = dstar[r]
             for c in range(m):
-                kinv[r, c] += dr * dstar[c]
-            kinv[r, m] = -dr
-            kinv[m, r] = -dr
+                kinv[r, c] += (dr * dstar[c]) / res
+            kinv[r, m] = -dr / res
+            kinv[m, r] = -dr / res
             gram[r, m] = krow[r]
             gram[m, r] = krow[r]
-        kinv[m, m] = inv_res
+        kinv[m, m] = 1.0 / res
         gram[m, m] = kid[0]
     size[0] = m + 1
+    return slot
 
 
 @njit(**IEEE)
-def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts, inv2s2,
-          krow, budget, kinv, gram, kid, dstar, kd, plus, corrected, U):
+def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, counts, sq_loss,
+          two_sigma2, krow, budget, kinv, gram, kid, dstar, kd, plus, corrected, U, regression, eps,
+          eta):
+    """Binary (spec 1.5/1.6) and regression (spec 3) Projectron: one scalar coefficient per
+    vector. Regression triggers on |y - f| > eps and uses eta sign(y - f) where binary uses y."""
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+        x_sqn = _sequential_sqnorm(xs, i)
+        _sequential_kernel_row(xs, i, x_sqn, sv_t, sv_sqn, m, two_sigma2, krow)
         f = 0.0
         for j in range(m):
             f += alpha[j] * krow[j]
-        yi = y[i]
         counts[0] += 1
-        if sign(f) != yi:
+        if regression:
+            delta = y[i] - f
+            sq_loss[0] += delta * delta  # before the update, as the authors
+            lab = eta if delta > 0.0 else -eta
+            mistake = abs(delta) > eps
+        else:
+            lab = y[i]
+            mistake = sign(f) != lab
+        if mistake:
             counts[1] += 1
             counts[2] += 1
             if m == 0:
-                _add(xs, i, sqn[i], yi, 0, dstar, 0.0, sv, sv_sqn, sv_order, alpha, size, kinv,
-                     gram, krow, kid, inv2s2)
+                slot = _store(xs, i, x_sqn, 0, dstar, 0.0, sv, sv_t, sv_sqn, sv_order, size,
+                              kinv, gram, krow, kid, two_sigma2)
+                alpha[slot] = lab
                 continue
-            _matvec(kinv, m, krow, dstar)
-            kd_ = 0.0
-            for j in range(m):
-                kd_ += krow[j] * dstar[j]
-            res = kid[0] - kd_
+            _, res = _residual(kinv, m, krow, kid, dstar)
             if m == budget or (corrected and res <= RESIDUAL_FLOOR):
                 for j in range(m):
-                    alpha[j] += yi * dstar[j]
+                    alpha[j] += lab * dstar[j]
             else:
-                _add(xs, i, sqn[i], yi, m, dstar, res, sv, sv_sqn, sv_order, alpha, size, kinv,
-                     gram, krow, kid, inv2s2)
+                slot = _store(xs, i, x_sqn, m, dstar, res, sv, sv_t, sv_sqn, sv_order, size,
+                              kinv, gram, krow, kid, two_sigma2)
+                alpha[slot] = lab
         elif plus and m > 0:
-            loss = 1.0 - yi * f
+            loss = 1.0 - lab * f
             if not (loss > 0.0 and loss < 1.0):
                 continue
-            _matvec(kinv, m, krow, dstar)
-            kd_ = 0.0
-            for j in range(m):
-                kd_ += krow[j] * dstar[j]
-            res = kid[0] - kd_
+            _, res = _residual(kinv, m, krow, kid, dstar)
             _matvec(gram, m, dstar, kd)
             P = 0.0
             for j in range(m):
                 P += dstar[j] * kd[j]
             tau = min(loss / P, 1.0)
-            if res < 0.0 and not corrected:
-                # sqrt of a negative residual is imaginary in Octave, and Octave orders complex
-                # numbers by modulus, so the authors' `beta >= 0` holds (tau > 0 here).
-                accept = True
-            else:
-                delta = math.sqrt(max(res, 0.0))
-                beta = tau * (2.0 * loss - tau * P - 2.0 * U * delta)
-                accept = beta >= 0.0
-            if accept:
+            if _margin_step_accepted(loss, tau, P, res, U, corrected):
                 counts[2] += 1
                 for j in range(m):
-                    alpha[j] += yi * tau * dstar[j]
+                    alpha[j] += lab * tau * dstar[j]
+
+
+@njit(**IEEE)
+def _margin_step_accepted(loss, tau, P, res, U, corrected):
+    """Projectron++'s test beta = tau (2 l - tau P - 2 U ||delta||) >= 0 (spec 1.6, 2.6)."""
+    if res < 0.0 and not corrected:
+        # sqrt of a negative residual is imaginary in Octave, and Octave orders complex
+        # numbers by modulus, so the authors' `beta >= 0` holds.
+        return True
+    beta = tau * (2.0 * loss - tau * P - 2.0 * U * math.sqrt(max(res, 0.0)))
+    return beta >= 0.0
+
+
+@njit(**IEEE)
+def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, counts,
+                     two_sigma2, krow, budget, kinv, gram, kid, dstar, V, plus, corrected, U):
+    """Multi-class Projectron (spec 2.5) and Projectron++ (2.6): shared vectors, alpha is
+    (slots, m); every step adds to class y_t and subtracts from the best wrong class s_t."""
+    for t in range(start, stop):
+        i = order[t]
+        m = size[0]
+        x_sqn = _sequential_sqnorm(xs, i)
+        _sequential_kernel_row(xs, i, x_sqn, sv_t, sv_sqn, m, two_sigma2, krow)
+        class_scores(alpha, krow, m, V)
+        yi = y[i]
+        yhat, s, loss = multiclass_pick(V, yi)
+        counts[0] += 1
+        if yhat != yi:
+            counts[1] += 1
+            counts[2] += 1
+            if m == 0:
+                slot = _store(xs, i, x_sqn, 0, dstar, 0.0, sv, sv_t, sv_sqn, sv_order, size,
+                              kinv, gram, krow, kid, two_sigma2)
+                alpha[slot, yi] = 1.0
+                alpha[slot, s] = -1.0
+                continue
+            _, res = _residual(kinv, m, krow, kid, dstar)
+            if m == budget or (corrected and res <= RESIDUAL_FLOOR):
+                for j in range(m):
+                    alpha[j, yi] += dstar[j]
+                    alpha[j, s] -= dstar[j]
+            else:
+                slot = _store(xs, i, x_sqn, m, dstar, res, sv, sv_t, sv_sqn, sv_order, size,
+                              kinv, gram, krow, kid, two_sigma2)
+                alpha[slot, yi] = 1.0
+                alpha[slot, s] = -1.0
+        elif plus and m > 0 and loss > 0.0:
+            # No "l < 1" clause here, and P = k' Kinv k rather than binary's d*' K d* (the
+            # authors' multiclass/proplus.m): P is the k' d* the residual already needs.
+            P, res = _residual(kinv, m, krow, kid, dstar)
+            q = loss / P
+            tau = q if q < 1.0 else 1.0  # Octave's min(q, 1), which also maps NaN to 1
+            if _margin_step_accepted(loss, tau, P, res, U, corrected):
+                counts[2] += 1
+                for j in range(m):
+                    alpha[j, yi] += tau * dstar[j]
+                    alpha[j, s] -= tau * dstar[j]
 
 
 class Projectron(SupportVectorLearner):
@@ -154,19 +240,26 @@ class Projectron(SupportVectorLearner):
     def _allocate(self, n_features, capacity, source):
         self._allocate_support(n_features, capacity)
         B = int(self.budget)
+        self.sv_t_ = np.zeros((n_features, B))  # the vectors again, transposed (Octave's order)
         self.kinv_ = np.zeros((B, B))
         self.gram_ = np.zeros((B, B))
         self.kid_ = np.ones(1)
         self._dstar = np.zeros(B)
         self._kd = np.zeros(B)
 
-    def _play(self, stream, y, order, start, stop):
+    @property
+    def _U(self) -> float:
         B = int(self.budget)
-        U = 0.25 * math.sqrt((B + 1) / math.log(B + 1))
-        _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
-              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
-              self.krow_, B, self.kinv_, self.gram_, self.kid_, self._dstar, self._kd,
-              self._plus, self.variant == "corrected", U)
+        return 0.25 * math.sqrt((B + 1) / math.log(B + 1))
+
+    def _play(self, stream, y, order, start, stop):
+        regression = self.task == "regression"
+        _play(stream.xs, y, order, start, stop, self.sv_, self.sv_t_, self.sv_sqn_,
+              self.order_, self.alpha_, self.size_, self.counts_, self.sq_loss_,
+              2.0 * self.sigma**2, self.krow_, int(self.budget), self.kinv_, self.gram_,
+              self.kid_, self._dstar, self._kd, self._plus, self.variant == "corrected", self._U,
+              regression, float(self.epsilon) if regression else 0.0,
+              float(self.eta) if regression else 1.0)
 
 
 class ProjectronPP(Projectron):
@@ -175,3 +268,61 @@ class ProjectronPP(Projectron):
 
     name = "projectron++"
     _plus = True
+
+
+class MulticlassProjectron(Projectron):
+    """Multi-class Projectron (spec 2.5, the authors' ``multiclass/projectron.m``).
+
+    One shared vector set, one coefficient per (vector, class) in ``alpha_`` (slots x m). On an
+    argmax mistake (ties to the lowest class), x_t is stored with +1 for y_t and -1 for the best
+    wrong class s_t while |S| < B; at the budget, d* = Kinv k_t is added to class y_t's
+    coefficients and subtracted from s_t's. Defaults are the authors' ``Experiment.m`` (B = 200).
+    On dna the faithful residual goes <= 0 in some permutations and the inverse turns to garbage,
+    exactly as in the authors' runs (README "Projectron numerical hazard"); ``"corrected"``
+    projects instead.
+    """
+
+    task = "multiclass"
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 200, variant: str = "faithful"):
+        super().__init__(sigma=sigma, budget=budget, variant=variant)
+
+    def _allocate(self, n_features, capacity, source):
+        super()._allocate(n_features, capacity, source)
+        self._V = np.zeros(self.n_classes_)
+
+    def _play(self, stream, y, order, start, stop):
+        _play_multiclass(stream.xs, y, order, start, stop, self.sv_, self.sv_t_,
+                         self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
+                         2.0 * self.sigma**2, self.krow_, int(self.budget), self.kinv_,
+                         self.gram_, self.kid_, self._dstar, self._V, self._plus,
+                         self.variant == "corrected", self._U)
+
+
+class MulticlassProjectronPP(MulticlassProjectron):
+    """Multi-class Projectron++ (spec 2.6): also a projected +/- step of size
+    tau = min(l / P, 1), P = k' Kinv k, on every correct prediction with hinge loss l > 0 (no
+    "l < 1" clause, unlike binary), accepted when tau (2 l - tau P - 2 U ||delta||) >= 0."""
+
+    name = "projectron++"
+    _plus = True
+
+
+class RegressionProjectron(Projectron):
+    """Regression Projectron (spec 3, the authors' ``regression/projectron.m``).
+
+    Update iff |y - f| > ``epsilon``, with the binary mechanics and the label replaced by
+    ``eta`` sign(y - f): store x_t with that coefficient while |S| < B, else add
+    eta sign(y - f) d*. The squared loss (y - f)^2 is taken before the update. Defaults are the
+    authors' regression ``Experiment.m`` (B = 30, eta_perceptron = 0.1, epsl = 0.1).
+    ``counts_[1]`` counts the |y - f| > epsilon events, as the authors' file does.
+    """
+
+    task = "regression"
+    _params = {**Projectron._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1,
+                 epsilon: float = 0.1, variant: str = "faithful"):
+        super().__init__(sigma=sigma, budget=budget, variant=variant)
+        self.eta = eta
+        self.epsilon = epsilon
