@@ -1,4 +1,5 @@
-"""Kernel Perceptron (no budget), as the authors' ``binary/perceptron.m``.
+"""Kernel Perceptron (no budget), as the authors' ``binary/perceptron.m`` (spec 1.1), and its
+multi-class (2.1) and regression (3) versions.
 
 On a mistake (sign(f) != y, with sign(0) = +1) the instance is stored with coefficient y.
 """
@@ -8,7 +9,9 @@ from numba import njit
 
 from .base import SIGMA
 from .kernels import JIT, append_slot, kernel_row, sign, store_row
+from .params import NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
+from .tasks import MulticlassTask, RegressionTask
 
 
 @njit(**JIT)
@@ -48,3 +51,30 @@ class KernelPerceptron(SupportVectorLearner):
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_,
               1.0 / (2.0 * self.sigma**2), self.krow_)
+
+
+class MulticlassPerceptron(MulticlassTask, KernelPerceptron):
+    """Multi-class kernel Perceptron (spec 2.1, the authors' ``multiclass/perceptron.m``).
+
+    On an argmax mistake the instance is stored with +1 for its class and -1 for the best wrong
+    class s_t (ties to the lowest class index); no budget."""
+
+    def _play(self, stream, y, order, start, stop):
+        self._play_multiclass(stream, y, order, start, stop, on_margin=False, step=1.0)
+
+
+class RegressionPerceptron(RegressionTask, KernelPerceptron):
+    """Regression Perceptron (spec 3, the authors' ``regression/perceptron.m``).
+
+    If |y - f| > ``epsilon`` the instance is appended with eta sign(y - f); no budget. Defaults
+    are the authors' regression script (eta_perceptron = 0.1, epsl = 0.1)."""
+
+    _params = {**KernelPerceptron._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
+
+    def __init__(self, *, sigma: float = 8.0, eta: float = 0.1, epsilon: float = 0.1):
+        self.sigma = sigma
+        self.eta = eta
+        self.epsilon = epsilon
+
+    def _play(self, stream, y, order, start, stop):
+        self._play_regression(stream, y, order, start, stop, by_sign=True, eta=self.eta)
