@@ -1,7 +1,7 @@
 """Compiled building blocks shared by every kernel learner.
 
-Support vectors live in a fixed-capacity row-major buffer ``sv`` (capacity x d) with their squared
-norms ``sv_sqn``. ``order`` lists the occupied slots oldest first, so "remove the oldest" and
+Support vectors live in a fixed-capacity buffer ``sv`` (capacity x d, column-major so that each
+feature's column over the slots is contiguous) with their squared norms ``sv_sqn``. ``order`` lists the occupied slots oldest first, so "remove the oldest" and
 "remove the j-th in age order" (the authors' RBP/BOGD draws index that list) are O(B) integer
 shifts, never copies of vectors. Coefficients are kept by each learner in slot coordinates.
 
@@ -33,19 +33,31 @@ def dot(a, b):
 
 @njit(**JIT)
 def dots_with_svs(xs, i, sv, m, out):
-    """out[j] = <sv[j], x_i> for the first m slots; O(m * nnz) for sparse rows."""
+    """out[j] = <sv[j], x_i> for the first m slots.
+
+    Each dot is accumulated over ascending features, one feature at a time: the order of the
+    authors' Octave/reference-BLAS products, so exact ties on raw data break the same way. With
+    the column-major buffer (see ``support.py``) ``sv.T[k]`` is contiguous, so every feature is one
+    vectorised axpy over the slots, and a sparse row costs O(m * nnz).
+    """
     dense, indptr, indices, values, is_sparse = xs
-    if is_sparse:
-        lo, hi = indptr[i], indptr[i + 1]
-        for j in range(m):
-            acc = 0.0
-            for p in range(lo, hi):
-                acc += values[p] * sv[j, indices[p]]
-            out[j] = acc
+    svt = sv.T
+    for j in range(m):
+        out[j] = 0.0
+    if is_sparse:  # skipped zeros would add exact zeros: same sums as the dense order
+        for p in range(indptr[i], indptr[i + 1]):
+            v = values[p]
+            col = svt[indices[p]]
+            for j in range(m):
+                out[j] += v * col[j]
     else:
         x = dense[i]
-        for j in range(m):
-            out[j] = dot(sv[j], x)
+        for k in range(x.shape[0]):
+            v = x[k]
+            if v != 0.0:
+                col = svt[k]
+                for j in range(m):
+                    out[j] += v * col[j]
 
 
 @njit(**JIT)
@@ -62,11 +74,34 @@ def kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv_two_sigma2, out):
 @njit(**JIT)
 def kernel_between_slots(sv, sv_sqn, a, m, inv_two_sigma2, out):
     """out[j] = kappa(sv[a], sv[j]) for j < m (a stored support vector against all others)."""
+    svt = sv.T
     for j in range(m):
-        d2 = sv_sqn[a] + sv_sqn[j] - 2.0 * dot(sv[j], sv[a])
+        out[j] = 0.0
+    for k in range(svt.shape[0]):
+        v = svt[k, a]
+        if v != 0.0:
+            col = svt[k]
+            for j in range(m):
+                out[j] += v * col[j]
+    for j in range(m):
+        d2 = sv_sqn[a] + sv_sqn[j] - 2.0 * out[j]
         if d2 < 0.0:
             d2 = 0.0
         out[j] = math.exp(-d2 * inv_two_sigma2)
+
+
+@njit(**JIT)
+def sequential_sqnorms(dense, indptr, values, is_sparse, out):
+    """Squared row norms summed one feature at a time (Octave's ``sum(x.^2)`` order)."""
+    for i in range(out.shape[0]):
+        acc = 0.0
+        if is_sparse:
+            for p in range(indptr[i], indptr[i + 1]):
+                acc += values[p] * values[p]
+        else:
+            for k in range(dense.shape[1]):
+                acc += dense[i, k] * dense[i, k]
+        out[i] = acc
 
 
 @njit(**JIT)

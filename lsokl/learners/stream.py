@@ -29,7 +29,6 @@ class Stream:
             self.indptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
             self.indices = np.ascontiguousarray(csr.indices, dtype=np.int64)
             self.values = np.ascontiguousarray(csr.data, dtype=np.float64)
-            self.sqnorms = np.asarray(csr.multiply(csr).sum(axis=1), dtype=np.float64).ravel()
             self.csr = csr
         else:
             dense = np.asarray(X)
@@ -39,8 +38,11 @@ class Stream:
             self.n_samples, self.n_features = self.dense.shape
             self.is_sparse = False
             self.indptr, self.indices, self.values = _EMPTY_I, _EMPTY_I, _EMPTY_F
-            self.sqnorms = np.einsum("ij,ij->i", self.dense, self.dense)
             self.csr = None
+        from .kernels import sequential_sqnorms  # compiled; imported late to keep this module light
+
+        self.sqnorms = np.empty(self.n_samples, dtype=np.float64)
+        sequential_sqnorms(self.dense, self.indptr, self.values, self.is_sparse, self.sqnorms)
         if not np.all(np.isfinite(self.sqnorms)):
             raise ValueError("X contains NaN or infinite values")
 

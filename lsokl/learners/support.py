@@ -3,7 +3,9 @@
 ``sv_`` (capacity x d) holds the vectors, ``sv_sqn_`` their squared norms, ``order_`` the occupied
 slots oldest first, ``size_[0]`` how many are stored, ``alpha_`` their coefficients in slot
 coordinates: shape (capacity,) for binary and regression, (capacity, m) for multi-class.
-Budget learners allocate ``budget`` slots once; unbudgeted ones grow by doubling.
+Budget learners allocate ``budget`` slots once; unbudgeted ones grow by doubling. ``sv_`` is
+column-major (Fortran order): kernel rows walk it feature by feature, each feature's values over
+all slots contiguous (see ``kernels.dots_with_svs``).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ class SupportVectorLearner(OnlineLearner):
 
     def _allocate_support(self, n_features: int, n_steps: int) -> None:
         cap = self._capacity_for(n_steps)
-        self.sv_ = np.zeros((cap, n_features), dtype=np.float64)
+        self.sv_ = np.zeros((cap, n_features), dtype=np.float64, order="F")
         self.sv_sqn_ = np.zeros(cap, dtype=np.float64)
         self.order_ = np.zeros(cap, dtype=np.int64)
         self.alpha_ = np.zeros(self._alpha_shape(cap), dtype=np.float64)
@@ -41,7 +43,9 @@ class SupportVectorLearner(OnlineLearner):
             return
         new_cap = max(need, 2 * cap)
         grow = new_cap - cap
-        self.sv_ = np.concatenate([self.sv_, np.zeros((grow, self.sv_.shape[1]))])
+        sv = np.zeros((new_cap, self.sv_.shape[1]), dtype=np.float64, order="F")
+        sv[:cap] = self.sv_
+        self.sv_ = sv
         self.sv_sqn_ = np.concatenate([self.sv_sqn_, np.zeros(grow)])
         self.order_ = np.concatenate([self.order_, np.zeros(grow, dtype=np.int64)])
         self.alpha_ = np.concatenate([self.alpha_, np.zeros((grow,) + self.alpha_.shape[1:])])
