@@ -13,7 +13,7 @@ permutation of every dataset. Example::
       german: {scale: minmax}
       w7a:
         max_samples: 5000
-        algorithms: {fogd: {eta: 0.02}}    # per-dataset, per-algorithm override
+        algorithms: {fogd: {eta: 0.02}, ogd: {permutations: 5}}  # per-dataset, per-algorithm override
         exclude: [perceptron, ogd]
     algorithms:
       perceptron: {}
@@ -477,7 +477,11 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
                 except UnknownNameError as exc:
                     v.fail(_join(dkey, "task"), f"algorithm {label!r}: {exc}")
             okey = _join(_join(dkey, "algorithms"), label)
-            oparams = v.mapping(okey, overrides.get(label))
+            oparams = dict(v.mapping(okey, overrides.get(label)))
+            # `permutations` here is not a learner parameter: it lets one costly (dataset,
+            # algorithm) pair run fewer passes than the rest of the grid.
+            n_perms = v.int_(_join(okey, "permutations"),
+                             oparams.pop("permutations", spec.permutations), low=1)
             merged, paths = {}, {}
             accepted = set(cls._get_param_names()) if cls is not None else None
             for src, src_paths, filtered in ((defaults, default_paths, True),
@@ -493,7 +497,7 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
                         continue
                     merged[k], paths[k] = val, src_paths[k]
             for params in _expand(v, cls, lname, merged, paths):
-                for p in range(spec.permutations):
+                for p in range(n_perms):
                     cells.append(Cell(
                         dataset=dname, task=dtask, algorithm=label, learner=lname,
                         params=tuple(sorted(params.items())), permutation=p, seed=seed,

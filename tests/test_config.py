@@ -112,6 +112,29 @@ def test_grid_expands_to_product_with_overrides(tmp_path):
             and c.algorithm == "perceptron"} == {10, 100, 1000}
 
 
+def test_per_dataset_algorithm_permutations_override(tmp_path):
+    exp = load_config(write(tmp_path, """
+        permutations: 6
+        datasets:
+          checkerboard:
+            algorithms: {perceptron: {permutations: 2, sigma: 0.5}}
+        algorithms:
+          perceptron: {}
+          wide: {learner: perceptron, sigma: 3}
+        """))
+    perms = {}
+    for c in exp.cells:
+        perms.setdefault(c.algorithm, []).append(c.permutation)
+    assert perms == {"perceptron": [0, 1], "wide": list(range(6))}
+    assert all("permutations" not in c.param_dict for c in exp.cells)
+    msg = error_of(tmp_path, """
+        datasets:
+          checkerboard: {algorithms: {perceptron: {permutations: 0}}}
+        algorithms: {perceptron: {}}
+        """)
+    assert "datasets.checkerboard.algorithms.perceptron.permutations" in msg
+
+
 def test_exclude_and_filters(tmp_path):
     exp = load_config(write(tmp_path, """
         permutations: 2
