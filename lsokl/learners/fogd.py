@@ -1,4 +1,5 @@
-"""FOGD, Fourier Online Gradient Descent, as the authors' ``binary/FouGD.m`` (spec 1.9).
+"""FOGD, Fourier Online Gradient Descent, as the authors' ``{binary,multiclass,regression}/FouGD.m``
+(spec 1.9, 2.9, 3).
 
 The frequencies U = randn(d, D) / sigma are drawn in ``_allocate`` (before the timed pass, as the
 authors draw them before ``tic``); with D = ``n_fourier`` or, by default, ``rho_f * budget``
@@ -11,6 +12,9 @@ Speed: the stream is played in blocks of ``features.BLOCK`` samples inside each 
 per sample and in order, cos/sin (vectorised, ``features.sincos``), f = w.z, count, update. No
 sample's features depend on the model, so this is the per-sample algorithm exactly, up to the
 summation order inside U'x and w.z (the same perturbation as the authors' column-reversal check).
+
+The tasks share the frequency draw, the blocked projections and sin/cos; each has its own
+compiled per-sample loop (``_play_block*``) because the prediction and update differ.
 """
 from __future__ import annotations
 
@@ -19,9 +23,9 @@ from numba import njit
 
 from .base import SEED, SIGMA, OnlineLearner
 from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, dot, fourier_from_projections,
-                       sincos)
+                       multiclass_pick, sincos)
 from .kernels import JIT
-from .params import BUDGET, POSITIVE, Num, OneOf
+from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 
 
 @njit(**JIT)
@@ -81,6 +85,49 @@ def _play_block32(P, yb, w, zc, zs, zc32, zs32, eta, counts):
             step = np.float32(eta * yi)
             _axpy32(step, zc32, wc)
             _axpy32(step, zs32, ws)
+
+
+@njit(**JIT)
+def _play_block_multiclass(P, yb, W, zc, zs, V, eta, counts):
+    """Multi-class FOGD over a block (spec 2.9): V = W z; on hinge loss l > 0 add eta z to
+    class y's row and subtract it from the best wrong class's. ``zc``/``zs`` have W's dtype,
+    so a float32 model also sees its features rounded to float32."""
+    D = zc.shape[0]
+    for r in range(P.shape[0]):
+        sincos(P[r], zc, zs)
+        for c in range(W.shape[0]):
+            V[c] = dot(W[c, :D], zc) + dot(W[c, D:], zs)
+        yi = yb[r]
+        yhat, s, loss = multiclass_pick(V, yi)
+        counts[0] += 1
+        if yhat != yi:
+            counts[1] += 1
+        if loss > 0.0:
+            counts[2] += 1
+            axpy(eta, zc, W[yi, :D])
+            axpy(eta, zs, W[yi, D:])
+            axpy(-eta, zc, W[s, :D])
+            axpy(-eta, zs, W[s, D:])
+
+
+@njit(**JIT)
+def _play_block_regression(P, yb, w, zc, zs, eta, eps, counts, sq_loss):
+    """Regression FOGD over a block (spec 3): w += eta (y - f) z iff |y - f| > eps; the squared
+    loss is taken before the update."""
+    D = zc.shape[0]
+    wc = w[:D]
+    ws = w[D:]
+    for r in range(P.shape[0]):
+        sincos(P[r], zc, zs)
+        delta = yb[r] - (dot(wc, zc) + dot(ws, zs))
+        sq_loss[0] += delta * delta
+        counts[0] += 1
+        if abs(delta) > eps:
+            counts[1] += 1
+            counts[2] += 1
+            step = eta * delta
+            axpy(step, zc, wc)
+            axpy(step, zs, ws)
 
 
 class FOGD(OnlineLearner):
@@ -143,16 +190,24 @@ class FOGD(OnlineLearner):
         return int(self.counts_[2])
 
     def _play(self, stream, y, order, start, stop):
-        eta = float(self.eta)
         for a in range(start, stop, BLOCK):
             idx = order[a:min(a + BLOCK, stop)]
-            P = self.map_.project(stream, idx)
-            yb = np.ascontiguousarray(y[idx])
-            if self.w_.dtype == np.float32:
-                _play_block32(P, yb, self.w_, self._zc, self._zs, self._zc32, self._zs32, eta,
-                              self.counts_)
-            else:
-                _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_)
+            self._play_projected(self.map_.project(stream, idx), np.ascontiguousarray(y[idx]))
+
+    def _play_projected(self, P, yb):
+        """The strict online loop over one block, given its projections P = X[block] U."""
+        eta = float(self.eta)
+        if self.w_.dtype == np.float32:
+            _play_block32(P, yb, self.w_, self._zc, self._zs, self._zc32, self._zs32, eta,
+                          self.counts_)
+        else:
+            _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_)
+
+    def _feature_buffers(self):
+        """cos/sin scratch in the model's dtype (float32 rounds the features, as binary does)."""
+        if self.w_.dtype == np.float32:
+            return self._zc32, self._zs32
+        return self._zc, self._zs
 
     def features(self, X) -> np.ndarray:
         """z(x) for every row of X, (n, 2D): the fitted feature map, for reuse and tests."""
@@ -162,7 +217,59 @@ class FOGD(OnlineLearner):
         return self.map_.transform(Stream(X))
 
     def _scores(self, stream) -> np.ndarray:
-        return self.map_.transform(stream) @ self.w_.astype(np.float64)
+        return self.map_.transform(stream) @ self.w_.astype(np.float64).T
 
 
-__all__ = ["FOGD", "fourier_from_projections"]
+class MulticlassFOGD(FOGD):
+    """Multi-class FOGD (spec 2.9, the authors' ``multiclass/FouGD.m``).
+
+    W is m x 2D (``w_``), V = W z(x); on hinge loss l_t > 0, W[y_t] += eta z and
+    W[s_t] -= eta z, with s_t the best wrong class (lowest index on ties). Defaults are the
+    authors' ``Experiment.m``: B = 200, rho_f = 4 (D = round(rho_f B) = 800), eta_fou = 0.005.
+    ``support_size_`` counts the updates, as for binary FOGD; the authors record 0 here.
+    """
+
+    task = "multiclass"
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 200, rho_f: float = 4.0,
+                 n_fourier: int | None = None, eta: float = 0.005, random_state=None,
+                 dtype: str = "float64"):
+        super().__init__(sigma=sigma, budget=budget, rho_f=rho_f, n_fourier=n_fourier, eta=eta,
+                         random_state=random_state, dtype=dtype)
+
+    def _allocate(self, n_features, capacity, source):
+        super()._allocate(n_features, capacity, source)
+        self.w_ = np.zeros((self.n_classes_, self.w_.shape[0]), dtype=self.w_.dtype)
+        self._V = np.zeros(self.n_classes_)
+
+    def _play_projected(self, P, yb):
+        zc, zs = self._feature_buffers()
+        _play_block_multiclass(P, yb, self.w_, zc, zs, self._V, float(self.eta), self.counts_)
+
+
+class RegressionFOGD(FOGD):
+    """Regression FOGD (spec 3, the authors' ``regression/FouGD.m``).
+
+    f = w.z(x); w += eta (y - f) z iff |y - f| > ``epsilon``. Defaults are the authors'
+    regression ``Experiment.m``: B = 30, k_f = rho_f = 15 (D = 450), Fou_eta = 6e-4, epsl = 0.1.
+    ``counts_[1]`` counts the |y - f| > epsilon events; the authors' file never increments its
+    counter (their err_events are 0).
+    """
+
+    task = "regression"
+    _params = {**FOGD._params, "epsilon": NON_NEGATIVE}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 30, rho_f: float = 15.0,
+                 n_fourier: int | None = None, eta: float = 6e-4, epsilon: float = 0.1,
+                 random_state=None, dtype: str = "float64"):
+        super().__init__(sigma=sigma, budget=budget, rho_f=rho_f, n_fourier=n_fourier, eta=eta,
+                         random_state=random_state, dtype=dtype)
+        self.epsilon = epsilon
+
+    def _play_projected(self, P, yb):
+        zc, zs = self._feature_buffers()
+        _play_block_regression(P, yb, self.w_, zc, zs, float(self.eta), float(self.epsilon),
+                               self.counts_, self.sq_loss_)
+
+
+__all__ = ["FOGD", "MulticlassFOGD", "RegressionFOGD", "fourier_from_projections"]
