@@ -1,4 +1,5 @@
-"""Random Budget Perceptron, as the authors' ``binary/RBP.m`` (spec section 1.3).
+"""Random Budget Perceptron, as the authors' ``binary/RBP.m`` (spec section 1.3), and its
+multi-class (2.3) and regression (3) versions.
 
 Perceptron updates (on sign mistakes, sign(0) = +1). With the budget full, one stored vector
 chosen uniformly among the B current ones is removed first (``randperm(B)(1)`` in the authors'
@@ -12,9 +13,10 @@ from numba import njit
 
 from .base import SEED, SIGMA
 from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
-from .params import BUDGET
+from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .randomness import PositionBuffer
 from .support import SupportVectorLearner
+from .tasks import RANDOM_REMOVAL, MulticlassTask, RegressionTask
 
 
 @njit(**JIT)
@@ -70,3 +72,38 @@ class RBP(SupportVectorLearner):
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
               int(self.budget), self.positions_.draws, self.positions_.cursor, self.krow_)
+
+
+class MulticlassRBP(MulticlassTask, RBP):
+    """Multi-class RBP (spec 2.3, the authors' ``multiclass/RBP.m``).
+
+    Multi-class Perceptron updates (+1 for y_t, -1 for s_t on an argmax mistake). With
+    ``budget`` instances stored, the instance at a uniformly drawn position of the oldest-first
+    instance list (the authors' ``SV_list``) is removed with both its coefficients first."""
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 200, random_state=None):
+        super().__init__(sigma=sigma, budget=budget, random_state=random_state)
+
+    def _play(self, stream, y, order, start, stop):
+        self._play_multiclass(stream, y, order, start, stop, on_margin=False, step=1.0,
+                              removal=RANDOM_REMOVAL, positions=self.positions_)
+
+
+class RegressionRBP(RegressionTask, RBP):
+    """Regression RBP (spec 3, the authors' ``regression/RBP.m``).
+
+    If |y - f| > ``epsilon``: with the budget full, remove the SV at a uniformly drawn position of
+    the oldest-first list, then append the instance with eta sign(y - f). Defaults are the
+    regression script's (B = 30, eta_perceptron = 0.1, epsl = 0.1)."""
+
+    _params = {**RBP._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1,
+                 epsilon: float = 0.1, random_state=None):
+        super().__init__(sigma=sigma, budget=budget, random_state=random_state)
+        self.eta = eta
+        self.epsilon = epsilon
+
+    def _play(self, stream, y, order, start, stop):
+        self._play_regression(stream, y, order, start, stop, by_sign=True, eta=self.eta,
+                              removal=RANDOM_REMOVAL, positions=self.positions_)
