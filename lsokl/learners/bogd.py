@@ -1,5 +1,6 @@
 """Budget Online Gradient Descent, uniform-sampling version, as the authors' ``binary/BOGD.m``
-(spec section 1.8).
+(spec section 1.8), and the multi-class (2.8) and regression (3) versions, which instead remove
+the oldest SV and are deterministic.
 
 Faithful quirks: the update fires on y f <= 1 (OGD uses < 1); with the budget full, *all*
 coefficients are first multiplied by B (1 - lambda eta) / (B - 1) (the unbiasedness factor),
@@ -10,13 +11,16 @@ without a margin error decay every coefficient by (1 - eta lambda). The removal 
 """
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
 from .base import SEED, SIGMA
 from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
-from .params import POSITIVE, Num
+from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
 from .randomness import PositionBuffer
 from .support import SupportVectorLearner
+from .tasks import OLDEST_REMOVAL, MulticlassTask, RegressionTask
 
 
 @njit(**JIT)
@@ -106,3 +110,58 @@ class BOGD(SupportVectorLearner):
               self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
               int(self.budget), float(self.eta), self.lam_, float(self.gamma),
               self.positions_.draws, self.positions_.cursor, self.krow_)
+
+
+class MulticlassBOGD(MulticlassTask, BOGD):
+    """Multi-class BOGD (spec 2.8, the authors' ``multiclass/BOGD.m``); deterministic.
+
+    Every step decays all coefficients by (1 - eta lambda). When the multi-class hinge loss is
+    positive the instance is stored with +eta for y_t and -eta for s_t; with the budget full the
+    *oldest* instance is removed first (no B/(B-1) factor) and afterwards every coefficient is
+    clipped from above only, alpha = min(alpha, eta gamma). Defaults are the multi-class
+    script's (B = 200, eta = 0.5, lambda = 1e-5, gamma = inf, which makes the clip a no-op);
+    ``lam=None`` means 1/n^2 as in ``Experiment_B.m``."""
+
+    randomized = False
+    _params = {**{k: v for k, v in BOGD._params.items() if k != "random_state"}, "budget": BUDGET}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 200, eta: float = 0.5, lam=1e-5,
+                 gamma: float = math.inf):
+        self.sigma = sigma
+        self.budget = budget
+        self.eta = eta
+        self.lam = lam
+        self.gamma = gamma
+
+    def _play(self, stream, y, order, start, stop):
+        eta = float(self.eta)
+        self._play_multiclass(stream, y, order, start, stop, on_margin=True, step=eta,
+                              decay=1.0 - eta * self.lam_, removal=OLDEST_REMOVAL,
+                              cap=eta * float(self.gamma))
+
+
+class RegressionBOGD(RegressionTask, BOGD):
+    """Regression BOGD (spec 3, the authors' ``regression/BOGD.m``); deterministic.
+
+    Every step decays all coefficients by (1 - eta lambda); if |y - f| > ``epsilon`` the
+    instance is appended with eta (y - f), the oldest SV being dropped first when the budget is
+    full. No B/(B-1) factor, no clipping. Defaults are the regression script's (B = 30,
+    eta = 0.1, lambda = 0.03, epsl = 0.1); the .mat files' eta (0.3 housing, 0.4 mg) is the
+    ``mat-eta`` reference setting."""
+
+    randomized = False
+    _params = {**{k: v for k, v in BOGD._params.items() if k not in ("random_state", "gamma")},
+               "budget": BUDGET, "epsilon": NON_NEGATIVE}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1, lam=0.03,
+                 epsilon: float = 0.1):
+        self.sigma = sigma
+        self.budget = budget
+        self.eta = eta
+        self.lam = lam
+        self.epsilon = epsilon
+
+    def _play(self, stream, y, order, start, stop):
+        eta = float(self.eta)
+        self._play_regression(stream, y, order, start, stop, by_sign=False, eta=eta,
+                              decay=1.0 - eta * self.lam_, removal=OLDEST_REMOVAL)
