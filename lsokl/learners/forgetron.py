@@ -1,4 +1,5 @@
-"""Self-tuned Forgetron, as the authors' ``binary/forgetron.m`` (spec section 1.4).
+"""Self-tuned Forgetron, as the authors' ``binary/forgetron.m`` (spec section 1.4), and its
+multi-class (2.4) and regression (3) versions, which share the shrink computation.
 
 Faithful quirks kept by default (``variant="faithful"``):
 
@@ -27,8 +28,11 @@ from numba import njit
 from .base import SIGMA, VARIANT
 from .kernels import (JIT, append_slot, evict_and_reuse, kernel_between_slots, kernel_row, sign,
                       store_row)
-from .params import BUDGET
+from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
+from .tasks import (MulticlassTask, RegressionTask, class_scores, predict_oldest_first,
+                    regression_coefficient, regression_event, scale_coefficients, scale_columns,
+                    store_pair, top_two)
 
 PHI_FLOOR = 1e-12
 FAITHFUL, CORRECTED = 0, 1
@@ -72,6 +76,23 @@ def _corrected_phi(a, b, c):
 
 
 @njit(**JIT)
+def _shrink(delta, mu, mistakes, variant, q, phi_range):
+    """The shrink phi for the budget constraint Q + psi <= 15/32 M (A phi^2 + B' phi + C <= 0);
+    adds psi to ``q[0]``. All three tasks share it; only delta and mu differ (1.4, 2.4, 3)."""
+    qa = delta * delta - 2.0 * delta * mu
+    qb = 2.0 * delta
+    qc = q[0] - (15.0 / 32.0) * mistakes
+    if variant == FAITHFUL:
+        phi = _faithful_phi(qa, qb, qc)
+    else:
+        phi = _corrected_phi(qa, qb, qc)
+    phi_range[0] = min(phi_range[0], phi)
+    phi_range[1] = max(phi_range[1], phi)
+    q[0] += (delta * phi) ** 2 + 2.0 * delta * phi * (1.0 - phi * mu)
+    return phi
+
+
+@njit(**JIT)
 def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, labels, size, counts,
           inv2s2, budget, variant, q, phi_range, krow, krow_oldest):
     for t in range(start, stop):
@@ -104,20 +125,10 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, labels, s
             f_oldest += alpha[sv_order[p]] * krow_oldest[sv_order[p]]
         f_oldest += yt * krow[oldest]
         y_oldest = labels[oldest]
-        mu = y_oldest * f_oldest
-        delta = alpha[oldest] / y_oldest
-        qa = delta * delta - 2.0 * delta * mu
-        qb = 2.0 * delta
-        qc = q[0] - (15.0 / 32.0) * counts[1]
-        if variant == FAITHFUL:
-            phi = _faithful_phi(qa, qb, qc)
-        else:
-            phi = _corrected_phi(qa, qb, qc)
-        phi_range[0] = min(phi_range[0], phi)
-        phi_range[1] = max(phi_range[1], phi)
+        phi = _shrink(alpha[oldest] / y_oldest, y_oldest * f_oldest, counts[1], variant, q,
+                      phi_range)
         for j in range(m):
             alpha[j] *= phi
-        q[0] += (delta * phi) ** 2 + 2.0 * delta * phi * (1.0 - phi * mu)
         slot = evict_and_reuse(sv_order, m, 0)
         store_row(xs, i, sqn[i], sv, sv_sqn, slot)
         alpha[slot] = phi * yt
@@ -151,3 +162,126 @@ class Forgetron(SupportVectorLearner):
               1.0 / (2.0 * self.sigma**2), int(self.budget),
               FAITHFUL if self.variant == "faithful" else CORRECTED, self.q_, self.phi_range_,
               self.krow_, self.krow_oldest_)
+
+
+@njit(**JIT)
+def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, sv_class, size,
+                     counts, inv2s2, budget, variant, q, phi_range, krow, krow_oldest, scores):
+    for t in range(start, stop):
+        i = order[t]
+        yt = y[i]
+        m = size[0]
+        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+        class_scores(alpha, krow, sv_order, m, scores)
+        y_hat, s = top_two(scores, yt)
+        counts[0] += 1
+        if y_hat == yt:
+            continue
+        counts[1] += 1
+        counts[2] += 1
+        if m < budget:
+            slot = append_slot(sv_order, m)
+            size[0] = m + 1
+            store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+            store_pair(alpha, slot, yt, s, 1.0)
+            sv_class[slot] = yt
+            continue
+        # r = the oldest instance, c its class; mu = f^c'(x_r) with the new point included
+        # (its class-c coefficient is +1, -1 or absent), delta = |alpha_{c, r}|.
+        oldest = sv_order[0]
+        c = sv_class[oldest]
+        kernel_between_slots(sv, sv_sqn, oldest, m, inv2s2, krow_oldest)
+        mu = 0.0
+        for p in range(m):
+            j = sv_order[p]
+            mu += alpha[j, c] * krow_oldest[j]
+        if c == yt:
+            mu += krow[oldest]
+        elif c == s:
+            mu += -1.0 * krow[oldest]
+        phi = _shrink(abs(alpha[oldest, c]), mu, counts[1], variant, q, phi_range)
+        scale_columns(alpha, m, phi)
+        slot = evict_and_reuse(sv_order, m, 0)
+        store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+        store_pair(alpha, slot, yt, s, phi)
+        sv_class[slot] = yt
+
+
+@njit(**JIT)
+def _play_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts,
+                     sq_loss, inv2s2, budget, eta, eps, variant, q, phi_range, krow, krow_oldest):
+    for t in range(start, stop):
+        i = order[t]
+        m = size[0]
+        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+        f = predict_oldest_first(alpha, krow, sv_order, m)
+        delta, event = regression_event(f, y[i], eps, counts, sq_loss)
+        if not event:
+            continue
+        counts[2] += 1
+        coef = regression_coefficient(delta, eta, True)
+        if m < budget:
+            slot = append_slot(sv_order, m)
+            size[0] = m + 1
+            store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+            alpha[slot] = coef
+            continue
+        # mu = |f'(x_r)| with f' including the new point; delta_F = |alpha_r| (spec 3).
+        oldest = sv_order[0]
+        kernel_between_slots(sv, sv_sqn, oldest, m, inv2s2, krow_oldest)
+        f_oldest = predict_oldest_first(alpha, krow_oldest, sv_order, m) + coef * krow[oldest]
+        phi = _shrink(abs(alpha[oldest]), abs(f_oldest), counts[1], variant, q, phi_range)
+        scale_coefficients(alpha, m, phi)
+        slot = evict_and_reuse(sv_order, m, 0)
+        store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+        alpha[slot] = phi * coef
+
+
+class MulticlassForgetron(MulticlassTask, Forgetron):
+    """Multi-class self-tuned Forgetron (spec 2.4, the authors' ``multiclass/forgetron.m``).
+
+    On an argmax mistake (not "margin <= 0") the instance is stored with +1 for y_t and -1 for
+    s_t. Over the budget, with r the oldest instance and c = y_r: mu = f^c'(x_r), the class-c
+    *score* (not a margin) of the model with the new point, delta = |alpha_{c,r}|; phi solves the
+    binary quadratic (same faithful A < 0 root); every coefficient, the new ones included, is
+    multiplied by phi and r is removed from every class."""
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 200, variant: str = "faithful"):
+        super().__init__(sigma=sigma, budget=budget, variant=variant)
+
+    def _allocate(self, n_features, capacity, source):
+        super()._allocate(n_features, capacity, source)
+        self.sv_class_ = np.zeros(self.sv_.shape[0], dtype=np.int64)  # y_r of each stored SV
+
+    def _play(self, stream, y, order, start, stop):
+        _play_multiclass(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
+                         self.sv_sqn_, self.order_, self.alpha_, self.sv_class_, self.size_,
+                         self.counts_, 1.0 / (2.0 * self.sigma**2), int(self.budget),
+                         FAITHFUL if self.variant == "faithful" else CORRECTED, self.q_,
+                         self.phi_range_, self.krow_, self.krow_oldest_, self.scores_)
+
+
+class RegressionForgetron(RegressionTask, Forgetron):
+    """Regression Forgetron (spec 3, the authors' ``regression/forgetron.m``).
+
+    If |y - f| > ``epsilon`` the instance is appended with eta sign(y - f). With the budget full,
+    r = the oldest, mu = |f'(x_r)| (f' including the new point), delta = |alpha_r|; phi from the
+    binary quadratic with M = the number of |y - f| > epsilon events; all coefficients times
+    phi, then r is dropped. Defaults are the regression script's (B = 30, eta_perceptron = 0.1,
+    epsl = 0.1)."""
+
+    _params = {**Forgetron._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
+
+    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1,
+                 epsilon: float = 0.1, variant: str = "faithful"):
+        super().__init__(sigma=sigma, budget=budget, variant=variant)
+        self.eta = eta
+        self.epsilon = epsilon
+
+    def _play(self, stream, y, order, start, stop):
+        _play_regression(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
+                         self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
+                         self.sq_loss_, 1.0 / (2.0 * self.sigma**2), int(self.budget),
+                         float(self.eta), float(self.epsilon_[0]),
+                         FAITHFUL if self.variant == "faithful" else CORRECTED, self.q_,
+                         self.phi_range_, self.krow_, self.krow_oldest_)
