@@ -85,6 +85,13 @@ def _store_transposed(xs, i, sv_t, slot):
 
 
 @njit(**JIT)
+def _store(xs, i, x_sqn, sv, sv_t, sv_sqn, slot):
+    """Write x_i into ``slot`` of both layouts (rows for scoring, transposed for the kernel row)."""
+    store_row(xs, i, x_sqn, sv, sv_sqn, slot)
+    _store_transposed(xs, i, sv_t, slot)
+
+
+@njit(**JIT)
 def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, counts,
           two_sigma2, budget, C, krow):
     for t in range(start, stop):
@@ -108,8 +115,7 @@ def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, co
         if m < budget:
             slot = append_slot(sv_order, m)
             size[0] = m + 1
-            store_row(xs, i, x_sqn, sv, sv_sqn, slot)
-            _store_transposed(xs, i, sv_t, slot)
+            _store(xs, i, x_sqn, sv, sv_t, sv_sqn, slot)
             alpha[slot] = yt * tau
             continue
         best_q = math.inf
@@ -128,8 +134,7 @@ def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, co
                 best_beta = beta
         if best < 0:  # every candidate NaN: the authors' code would fail here too
             raise FloatingPointError("BPA-S: all removal candidates evaluated to NaN")
-        store_row(xs, i, x_sqn, sv, sv_sqn, best)
-        _store_transposed(xs, i, sv_t, best)
+        _store(xs, i, x_sqn, sv, sv_t, sv_sqn, best)
         alpha[best] = best_beta
 
 
@@ -189,8 +194,7 @@ def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alph
         if m < budget:
             slot = append_slot(sv_order, m)
             size[0] = m + 1
-            store_row(xs, i, x_sqn, sv, sv_sqn, slot)
-            _store_transposed(xs, i, sv_t, slot)
+            _store(xs, i, x_sqn, sv, sv_t, sv_sqn, slot)
             store_pair(alpha, slot, yt, s, tau)
             continue
         best_q = math.inf
@@ -218,8 +222,7 @@ def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alph
         if best < 0:  # every candidate NaN: the authors' code would fail here too
             raise FloatingPointError("BPA-S: all removal candidates evaluated to NaN")
         _candidate_beta(alpha, best, krow[best], yt, s, tau, beta)
-        store_row(xs, i, x_sqn, sv, sv_sqn, best)
-        _store_transposed(xs, i, sv_t, best)
+        _store(xs, i, x_sqn, sv, sv_t, sv_sqn, best)
         for c in range(n_classes):
             alpha[best, c] = beta[c]
 

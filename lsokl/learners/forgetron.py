@@ -30,9 +30,9 @@ from .kernels import (JIT, append_slot, evict_and_reuse, kernel_between_slots, k
                       store_row)
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import (MulticlassTask, RegressionTask, class_scores, predict_oldest_first,
-                    regression_coefficient, regression_event, scale_coefficients, scale_columns,
-                    store_pair, top_two)
+from .tasks import (MulticlassTask, RegressionTask, observe_multiclass, observe_regression,
+                    predict_oldest_first, regression_coefficient, scale_coefficients,
+                    scale_columns, store_pair)
 
 PHI_FLOOR = 1e-12
 FAITHFUL, CORRECTED = 0, 1
@@ -171,13 +171,10 @@ def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha
         i = order[t]
         yt = y[i]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        class_scores(alpha, krow, sv_order, m, scores)
-        y_hat, s = top_two(scores, yt)
-        counts[0] += 1
-        if y_hat == yt:
+        mistake, s = observe_multiclass(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                        krow, scores, counts)
+        if not mistake:
             continue
-        counts[1] += 1
         counts[2] += 1
         if m < budget:
             slot = append_slot(sv_order, m)
@@ -213,9 +210,8 @@ def _play_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        f = predict_oldest_first(alpha, krow, sv_order, m)
-        delta, event = regression_event(f, y[i], eps, counts, sq_loss)
+        delta, event = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                          krow, eps, counts, sq_loss)
         if not event:
             continue
         counts[2] += 1

@@ -131,6 +131,21 @@ def clip_above(alpha, m, cap):
 
 
 @njit(**JIT)
+def observe_multiclass(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, scores,
+                       counts):
+    """Test-then-train, first half: kernel row, class scores, (y_hat, s); counts the step and
+    an argmax mistake. Returns (mistake, s)."""
+    kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+    class_scores(alpha, krow, sv_order, m, scores)
+    y_hat, s = top_two(scores, yt)
+    counts[0] += 1
+    mistake = y_hat != yt
+    if mistake:
+        counts[1] += 1
+    return mistake, s
+
+
+@njit(**JIT)
 def play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts,
                     inv2s2, budget, on_margin, step, decay, removal, draws, cursor, cap, krow,
                     scores):
@@ -143,13 +158,8 @@ def play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha,
         i = order[t]
         yt = y[i]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        class_scores(alpha, krow, sv_order, m, scores)
-        y_hat, s = top_two(scores, yt)
-        counts[0] += 1
-        mistake = y_hat != yt
-        if mistake:
-            counts[1] += 1
+        mistake, s = observe_multiclass(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                        krow, scores, counts)
         fire = multiclass_hinge(scores, yt, s) > 0.0 if on_margin else mistake
         if decay != 1.0:
             scale_columns(alpha, m, decay)
@@ -202,6 +212,15 @@ def regression_coefficient(delta, eta, by_sign):
 
 
 @njit(**JIT)
+def observe_regression(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, eps,
+                       counts, sq_loss):
+    """Test-then-train, first half: kernel row, f, then :func:`regression_event`."""
+    kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+    f = predict_oldest_first(alpha, krow, sv_order, m)
+    return regression_event(f, yt, eps, counts, sq_loss)
+
+
+@njit(**JIT)
 def play_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts,
                     sq_loss, inv2s2, budget, by_sign, eta, decay, eps, eps_up, eps_down, removal,
                     draws, cursor, krow):
@@ -212,9 +231,8 @@ def play_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha,
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        f = predict_oldest_first(alpha, krow, sv_order, m)
-        delta, event = regression_event(f, y[i], eps[0], counts, sq_loss)
+        delta, event = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                          krow, eps[0], counts, sq_loss)
         if decay != 1.0:
             scale_coefficients(alpha, m, decay)
         if not event:

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from lsokl.learners.bpas import MulticlassBPAS
-from reference_impl import authors_runs
 from reference_impl import bpas_tasks as reference
-from reference_impl.tasks_common import multiclass_stream
+from reference_impl.tasks_common import multiclass_stream, replay_authors_runs
 
 HALF_SIGMA = 1.0 / math.sqrt(2.0 * math.log(2.0))  # kappa at distance 1 = 1/2
 
@@ -59,9 +58,4 @@ def test_defaults_are_the_authors_script_values():
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["dna", "satimage"])
 def test_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "multiclass", dataset, "BPA-S")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        trace = MulticlassBPAS().run(X, y, perms[row.perm - 1])
-        authors_runs.assert_same_multiclass_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "multiclass", dataset, "BPA-S", MulticlassBPAS)

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from lsokl.learners.forgetron import MulticlassForgetron, RegressionForgetron
-from reference_impl import authors_runs
 from reference_impl import forgetron_tasks as reference
-from reference_impl.tasks_common import multiclass_stream, regression_stream
+from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs
 
 
 @pytest.mark.parametrize("variant, phi", [("faithful", 1.25), ("corrected", 0.75)])
@@ -78,20 +77,10 @@ def test_defaults_are_the_authors_script_values():
 @pytest.mark.parametrize("dataset", ["dna", "satimage"])
 def test_multiclass_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
     """The faithful A < 0 root (phi > 1) is exercised in these runs (reference README)."""
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "multiclass", dataset, "Forgetron")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        trace = MulticlassForgetron().run(X, y, perms[row.perm - 1])
-        authors_runs.assert_same_multiclass_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "multiclass", dataset, "Forgetron", MulticlassForgetron)
 
 
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["housing", "mg"])
 def test_regression_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "regression", dataset, "Forgetron")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        trace = RegressionForgetron().run(X, y, perms[row.perm - 1])
-        authors_runs.assert_same_regression_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "regression", dataset, "Forgetron", RegressionForgetron)

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from lsokl.learners.norma import NORMA
-from reference_impl import authors_runs
 from reference_impl import norma as reference
-from reference_impl.tasks_common import regression_stream
+from reference_impl.tasks_common import regression_stream, replay_authors_runs
 
 HALF_SIGMA = 1.0 / math.sqrt(2.0 * math.log(2.0))  # kappa at distance 1 = 1/2
 
@@ -62,9 +61,4 @@ def test_defaults_are_the_authors_script_values():
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["housing", "mg"])
 def test_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "regression", dataset, "NORMA")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        trace = NORMA().run(X, y, perms[row.perm - 1])
-        authors_runs.assert_same_regression_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "regression", dataset, "NORMA", NORMA)

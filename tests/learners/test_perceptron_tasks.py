@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from lsokl.learners.perceptron import MulticlassPerceptron, RegressionPerceptron
-from reference_impl import authors_runs
 from reference_impl import perceptron_tasks as reference
-from reference_impl.tasks_common import multiclass_stream, regression_stream
+from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs
 
 HALF_SIGMA = 1.0 / math.sqrt(2.0 * math.log(2.0))  # kappa at distance 1 = 1/2
 
@@ -72,21 +71,11 @@ def test_defaults_are_the_authors_script_values():
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["dna", "satimage"])
 def test_multiclass_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "multiclass", dataset, "Perceptron")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        trace = MulticlassPerceptron().run(X, y, perms[row.perm - 1])
-        authors_runs.assert_same_multiclass_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "multiclass", dataset, "Perceptron", MulticlassPerceptron)
 
 
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["housing", "mg"])
 def test_regression_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
     """The real ``perceptron.m`` row (the script's "OGD" row is a copy of it)."""
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "regression", dataset, "Perceptron")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        trace = RegressionPerceptron().run(X, y, perms[row.perm - 1])
-        authors_runs.assert_same_regression_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "regression", dataset, "Perceptron", RegressionPerceptron)

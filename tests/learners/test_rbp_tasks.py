@@ -10,9 +10,8 @@ import pytest
 
 from lsokl.learners.randomness import ReplaySource
 from lsokl.learners.rbp import MulticlassRBP, RegressionRBP
-from reference_impl import authors_runs
 from reference_impl import rbp_tasks as reference
-from reference_impl.tasks_common import multiclass_stream, octave_draws, regression_stream
+from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs
 
 HALF_SIGMA = 1.0 / math.sqrt(2.0 * math.log(2.0))  # kappa at distance 1 = 1/2, 2 -> 1/16
 
@@ -98,22 +97,12 @@ def test_seeded_runs_repeat_and_defaults_are_the_scripts():
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["dna", "satimage"])
 def test_multiclass_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "multiclass", dataset, "RBP")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        source = ReplaySource(positions=octave_draws(shared_data, 200, int(row.seed)), budget=200)
-        trace = MulticlassRBP().run(X, y, perms[row.perm - 1], random_source=source)
-        authors_runs.assert_same_multiclass_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "multiclass", dataset, "RBP", MulticlassRBP,
+                        draws_budget=200)
 
 
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["housing", "mg"])
 def test_regression_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset):
-    X, y, perms = authors_runs.load(shared_data, dataset)
-    rows = authors_runs.rows(reference_runs, "regression", dataset, "RBP")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        source = ReplaySource(positions=octave_draws(shared_data, 30, int(row.seed)), budget=30)
-        trace = RegressionRBP().run(X, y, perms[row.perm - 1], random_source=source)
-        authors_runs.assert_same_regression_run(trace, row)
+    replay_authors_runs(shared_data, reference_runs, "regression", dataset, "RBP", RegressionRBP,
+                        draws_budget=30)

@@ -79,3 +79,24 @@ def octave_draws(shared_data, budget, seed):
     streams = pd.read_csv(shared_data / "reference-runs" / "rng-streams" / "randperm_first_streams.csv")
     row = streams[(streams.B == budget) & (streams.seed == seed)].iloc[0]
     return np.array(row.draws.split(";"), dtype=np.int64)
+
+
+def replay_authors_runs(shared_data, reference_runs, task, dataset, algorithm, make, *,
+                        setting="script", draws_budget=None):
+    """Run ``make()`` on each of the 20 permutations the authors ran and compare exactly; with
+    ``draws_budget``, removals replay Octave's ``randperm`` stream for seed = perm."""
+    from lsokl.learners.randomness import ReplaySource
+
+    from . import authors_runs
+
+    X, y, perms = authors_runs.load(shared_data, dataset)
+    rows = authors_runs.rows(reference_runs, task, dataset, algorithm, setting)
+    assert len(rows) == 20
+    check = (authors_runs.assert_same_multiclass_run if task == "multiclass"
+             else authors_runs.assert_same_regression_run)
+    for row in rows.itertuples():
+        source = None
+        if draws_budget is not None:
+            source = ReplaySource(positions=octave_draws(shared_data, draws_budget, int(row.seed)),
+                                  budget=draws_budget)
+        check(make().run(X, y, perms[row.perm - 1], random_source=source), row)
