@@ -1,9 +1,7 @@
 """Task-independent kernel feature maps: random Fourier features (FOGD) and Nystrom (NOGD).
 
 The binary, multi-class and regression versions of FOGD/NOGD all learn a linear model on one of
-these maps, so the maps live here, apart from any loss or update rule. The one rule the
-multi-class learners share (argmax, best wrong class, hinge loss; spec 0.3) lives here too,
-with ``class_scores`` for the (slots x m) coefficient matrices.
+these maps, so the maps live here, apart from any loss or update rule.
 
 Both maps are *fixed* once built (FOGD draws its frequencies before the pass, NOGD freezes its
 support vectors at the switch), so the features of a block of samples can be computed at once
@@ -26,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import JIT
+from .tasks import multiclass_hinge, regression_event, top_two
 
 # Contraction only: FMA keeps the reduction exact-ish; reassociation would destroy the
 # compensated cosine, so it is not allowed here.
@@ -134,46 +133,35 @@ def csr_rows_times_dense(indptr, indices, values, idx, W, out):
                 o[c] += v * wrow[c]
 
 
-# ----------------------------------------------------------------------------- task rules
-# The multi-class decision rule of every learner in spec section 2, shared by the compiled loops.
+# ----------------------------------------------------------------------------- linear steps
+# Multi-class and regression FOGD/NOGD learn the same linear models on their features; only
+# how the features are made differs.
 
 @njit(**JIT)
-def multiclass_pick(V, y):
-    """(y_hat, s_t, l_t) from the class scores V (spec 0.3): y_hat = argmax V, s_t = the best
-    class other than y, l_t = max(0, 1 - (V_y - V_s)). Ties go to the lowest index and NaN
-    scores are skipped, as MATLAB's ``max``; a NaN loss counts as 0 (``max(0, NaN) = 0``)."""
-    m = V.shape[0]
-    if m == 1:
-        return 0, 0, 0.0
-    yhat = -1
-    s = -1
-    for r in range(m):
-        v = V[r]
-        if v != v:
-            continue
-        if yhat < 0 or v > V[yhat]:
-            yhat = r
-        if r != y and (s < 0 or v > V[s]):
-            s = r
-    if yhat < 0:
-        yhat = 0
-    if s < 0:  # every other score is NaN: MATLAB returns the first of them
-        s = 1 if y == 0 else 0
-    loss = 1.0 - (V[y] - V[s])
-    if not loss > 0.0:
-        loss = 0.0
-    return yhat, s, loss
+def multiclass_linear_step(W, z, yi, V, eta, counts):
+    """One strict online step of the m x D linear model W on features z (spec 2.9, 2.10):
+    V = W z, count an argmax mistake, and on hinge loss l > 0 add eta z to row y and subtract
+    it from the best wrong class's row."""
+    for c in range(W.shape[0]):
+        V[c] = dot(W[c], z)
+    yhat, s = top_two(V, yi)
+    counts[0] += 1
+    if yhat != yi:
+        counts[1] += 1
+    if multiclass_hinge(V, yi, s) > 0.0:
+        counts[2] += 1
+        axpy(eta, z, W[yi])
+        axpy(-eta, z, W[s])
 
 
 @njit(**JIT)
-def class_scores(alpha, krow, n, V):
-    """V[c] = sum_{j<n} alpha[j, c] krow[j], summed over j in order (as MATLAB's alpha * k_t)."""
-    for c in range(V.shape[0]):
-        V[c] = 0.0
-    for j in range(n):
-        kj = krow[j]
-        for c in range(V.shape[0]):
-            V[c] += alpha[j, c] * kj
+def regression_linear_step(w, z, yt, eta, eps, counts, sq_loss):
+    """One strict online step of the linear regressor w (spec 3): the squared loss of
+    f = w.z, then w += eta (y - f) z iff |y - f| > eps."""
+    delta, event = regression_event(dot(w, z), yt, eps, counts, sq_loss)
+    if event:
+        counts[2] += 1
+        axpy(eta * delta, z, w)
 
 
 # Samples per BLAS call: big enough to amortise the call and the gather of rows, small enough

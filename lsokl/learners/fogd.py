@@ -23,7 +23,7 @@ from numba import njit
 
 from .base import SEED, SIGMA, OnlineLearner
 from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, dot, fourier_from_projections,
-                       multiclass_pick, sincos)
+                       multiclass_linear_step, regression_linear_step, sincos)
 from .kernels import JIT
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 
@@ -88,46 +88,22 @@ def _play_block32(P, yb, w, zc, zs, zc32, zs32, eta, counts):
 
 
 @njit(**JIT)
-def _play_block_multiclass(P, yb, W, zc, zs, V, eta, counts):
-    """Multi-class FOGD over a block (spec 2.9): V = W z; on hinge loss l > 0 add eta z to
-    class y's row and subtract it from the best wrong class's. ``zc``/``zs`` have W's dtype,
-    so a float32 model also sees its features rounded to float32."""
-    D = zc.shape[0]
+def _play_block_multiclass(P, yb, W, z, V, eta, counts):
+    """Multi-class FOGD over a block (spec 2.9). ``z`` has W's dtype, so a float32 model also
+    sees its features rounded to float32."""
+    D = P.shape[1]
     for r in range(P.shape[0]):
-        sincos(P[r], zc, zs)
-        for c in range(W.shape[0]):
-            V[c] = dot(W[c, :D], zc) + dot(W[c, D:], zs)
-        yi = yb[r]
-        yhat, s, loss = multiclass_pick(V, yi)
-        counts[0] += 1
-        if yhat != yi:
-            counts[1] += 1
-        if loss > 0.0:
-            counts[2] += 1
-            axpy(eta, zc, W[yi, :D])
-            axpy(eta, zs, W[yi, D:])
-            axpy(-eta, zc, W[s, :D])
-            axpy(-eta, zs, W[s, D:])
+        sincos(P[r], z[:D], z[D:])
+        multiclass_linear_step(W, z, yb[r], V, eta, counts)
 
 
 @njit(**JIT)
-def _play_block_regression(P, yb, w, zc, zs, eta, eps, counts, sq_loss):
-    """Regression FOGD over a block (spec 3): w += eta (y - f) z iff |y - f| > eps; the squared
-    loss is taken before the update."""
-    D = zc.shape[0]
-    wc = w[:D]
-    ws = w[D:]
+def _play_block_regression(P, yb, w, z, eta, eps, counts, sq_loss):
+    """Regression FOGD over a block (spec 3)."""
+    D = P.shape[1]
     for r in range(P.shape[0]):
-        sincos(P[r], zc, zs)
-        delta = yb[r] - (dot(wc, zc) + dot(ws, zs))
-        sq_loss[0] += delta * delta
-        counts[0] += 1
-        if abs(delta) > eps:
-            counts[1] += 1
-            counts[2] += 1
-            step = eta * delta
-            axpy(step, zc, wc)
-            axpy(step, zs, ws)
+        sincos(P[r], z[:D], z[D:])
+        regression_linear_step(w, z, yb[r], eta, eps, counts, sq_loss)
 
 
 class FOGD(OnlineLearner):
@@ -184,6 +160,9 @@ class FOGD(OnlineLearner):
         self.w_ = np.zeros(2 * D, dtype=dt)
         self._zc, self._zs = np.zeros(D), np.zeros(D)
         self._zc32, self._zs32 = np.zeros(D, np.float32), np.zeros(D, np.float32)
+        # [cos; sin] scratch of the multi-class and regression loops, in the model's dtype: a
+        # float32 model sees its features rounded to float32, as the binary float32 loop does.
+        self._z = np.zeros(2 * D, dtype=dt)
 
     @property
     def support_size_(self) -> int:
@@ -203,11 +182,6 @@ class FOGD(OnlineLearner):
         else:
             _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_)
 
-    def _feature_buffers(self):
-        """cos/sin scratch in the model's dtype (float32 rounds the features, as binary does)."""
-        if self.w_.dtype == np.float32:
-            return self._zc32, self._zs32
-        return self._zc, self._zs
 
     def features(self, X) -> np.ndarray:
         """z(x) for every row of X, (n, 2D): the fitted feature map, for reuse and tests."""
@@ -243,8 +217,8 @@ class MulticlassFOGD(FOGD):
         self._V = np.zeros(self.n_classes_)
 
     def _play_projected(self, P, yb):
-        zc, zs = self._feature_buffers()
-        _play_block_multiclass(P, yb, self.w_, zc, zs, self._V, float(self.eta), self.counts_)
+        _play_block_multiclass(P, yb, self.w_, self._z, self._V, float(self.eta),
+                               self.counts_)
 
 
 class RegressionFOGD(FOGD):
@@ -267,9 +241,8 @@ class RegressionFOGD(FOGD):
         self.epsilon = epsilon
 
     def _play_projected(self, P, yb):
-        zc, zs = self._feature_buffers()
-        _play_block_regression(P, yb, self.w_, zc, zs, float(self.eta), float(self.epsilon),
-                               self.counts_, self.sq_loss_)
+        _play_block_regression(P, yb, self.w_, self._z, float(self.eta),
+                               float(self.epsilon), self.counts_, self.sq_loss_)
 
 
 __all__ = ["FOGD", "MulticlassFOGD", "RegressionFOGD", "fourier_from_projections"]

@@ -30,10 +30,13 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA, VARIANT, round_half_up
-from .features import BLOCK, NystromMap, axpy, class_scores, dot, multiclass_pick
+from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
+                       regression_linear_step)
 from .kernels import JIT, append_slot, gaussian_gram, kernel_row, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
 from .support import SupportVectorLearner
+from .tasks import (class_scores, multiclass_hinge, predict_oldest_first, regression_event,
+                    store_pair, top_two)
 
 EIGEN_FLOOR = 1e-12
 
@@ -91,19 +94,18 @@ def _play_kernel_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order
         i = order[t]
         m = size[0]
         kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        class_scores(alpha, krow, m, V)
+        class_scores(alpha, krow, sv_order, m, V)
         yi = y[i]
-        yhat, s, loss = multiclass_pick(V, yi)
+        yhat, s = top_two(V, yi)
         counts[0] += 1
         if yhat != yi:
             counts[1] += 1
-        if loss > 0.0:
+        if multiclass_hinge(V, yi, s) > 0.0:
             if m < budget:
                 counts[2] += 1
                 slot = append_slot(sv_order, m)
                 store_row(xs, i, sqn[i], sv, sv_sqn, slot)
-                alpha[slot, yi] = eta
-                alpha[slot, s] = -eta
+                store_pair(alpha, slot, yi, s, eta)
                 size[0] = m + 1
             else:
                 pending[0] = s
@@ -121,14 +123,9 @@ def _play_kernel_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order
         i = order[t]
         m = size[0]
         kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        f = 0.0
-        for j in range(m):
-            f += alpha[j] * krow[j]
-        delta = y[i] - f
-        sq_loss[0] += delta * delta
-        counts[0] += 1
-        if abs(delta) > eps:
-            counts[1] += 1
+        f = predict_oldest_first(alpha, krow, sv_order, m)
+        delta, event = regression_event(f, y[i], eps, counts, sq_loss)
+        if event:
             if m < budget:
                 counts[2] += 1
                 slot = append_slot(sv_order, m)
@@ -143,34 +140,16 @@ def _play_kernel_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order
 
 @njit(**JIT)
 def _play_linear_multiclass(Z, yb, W, V, eta, counts):
-    """Multi-class phase 2 over a block of features: V = W z, +/- update on l > 0."""
+    """Multi-class phase 2 over a block of features (spec 2.10)."""
     for r in range(Z.shape[0]):
-        z = Z[r]
-        for c in range(W.shape[0]):
-            V[c] = dot(W[c], z)
-        yi = yb[r]
-        yhat, s, loss = multiclass_pick(V, yi)
-        counts[0] += 1
-        if yhat != yi:
-            counts[1] += 1
-        if loss > 0.0:
-            counts[2] += 1
-            axpy(eta, z, W[yi])
-            axpy(-eta, z, W[s])
+        multiclass_linear_step(W, Z[r], yb[r], V, eta, counts)
 
 
 @njit(**JIT)
 def _play_linear_regression(Z, yb, w, eta, eps, counts, sq_loss):
-    """Regression phase 2 over a block of features: w += eta (y - f) z iff |y - f| > eps."""
+    """Regression phase 2 over a block of features (spec 3)."""
     for r in range(Z.shape[0]):
-        z = Z[r]
-        delta = yb[r] - dot(w, z)
-        sq_loss[0] += delta * delta
-        counts[0] += 1
-        if abs(delta) > eps:
-            counts[1] += 1
-            counts[2] += 1
-            axpy(eta * delta, z, w)
+        regression_linear_step(w, Z[r], yb[r], eta, eps, counts, sq_loss)
 
 
 class NOGD(SupportVectorLearner):

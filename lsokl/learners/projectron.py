@@ -33,11 +33,11 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA, VARIANT
-from .bpas import _sequential_kernel_row, _sequential_sqnorm, _store_transposed
-from .features import class_scores, multiclass_pick
-from .kernels import JIT, append_slot, sign, store_row
+from .kernels import JIT, append_slot, kernel_row, sign, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
+from .tasks import (class_scores, multiclass_hinge, predict_oldest_first, regression_event,
+                    store_pair, top_two)
 
 RESIDUAL_FLOOR = 1e-10
 # IEEE division (x/0 -> inf/nan, as MATLAB) instead of numba's default ZeroDivisionError: the
@@ -73,16 +73,15 @@ def _residual(kinv, m, krow, kid, dstar):
 
 
 @njit(**IEEE)
-def _store(xs, i, sqn_i, m, dstar, res, sv, sv_t, sv_sqn, sv_order, size, kinv, gram, krow, kid,
-           two_sigma2):
+def _store(xs, i, sqn_i, m, dstar, res, sv, sv_sqn, sv_order, size, kinv, gram, krow, kid,
+           inv2s2):
     """Store x_i as the (m+1)-th vector and grow the inverse Gram matrix by the block formula
     (spec 1.5); returns the slot, whose coefficients the caller sets (they depend on the task)."""
     slot = append_slot(sv_order, m)
     store_row(xs, i, sqn_i, sv, sv_sqn, slot)
-    _store_transposed(xs, i, sv_t, slot)
     if m == 0:
         # Kid = kappa(x, x), computed once from the first stored vector as the authors do.
-        _sequential_kernel_row(xs, i, sqn_i, sv_t, sv_sqn, 1, two_sigma2, krow)
+        kernel_row(xs, i, sqn_i, sv, sv_sqn, 1, inv2s2, krow)
         kid[0] = krow[0]
         kinv[0, 0] = 1.0 / kid[0]
         gram[0, 0] = kid[0]
@@ -105,34 +104,31 @@ def _store(xs, i, sqn_i, m, dstar, res, sv, sv_t, sv_sqn, sv_order, size, kinv, 
 
 
 @njit(**IEEE)
-def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, counts, sq_loss,
-          two_sigma2, krow, budget, kinv, gram, kid, dstar, kd, plus, corrected, U, regression, eps,
+def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts, sq_loss,
+          inv2s2, krow, budget, kinv, gram, kid, dstar, kd, plus, corrected, U, regression, eps,
           eta):
     """Binary (spec 1.5/1.6) and regression (spec 3) Projectron: one scalar coefficient per
     vector. Regression triggers on |y - f| > eps and uses eta sign(y - f) where binary uses y."""
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        x_sqn = _sequential_sqnorm(xs, i)
-        _sequential_kernel_row(xs, i, x_sqn, sv_t, sv_sqn, m, two_sigma2, krow)
-        f = 0.0
-        for j in range(m):
-            f += alpha[j] * krow[j]
-        counts[0] += 1
+        x_sqn = sqn[i]
+        kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
+        f = predict_oldest_first(alpha, krow, sv_order, m)
         if regression:
-            delta = y[i] - f
-            sq_loss[0] += delta * delta  # before the update, as the authors
+            delta, mistake = regression_event(f, y[i], eps, counts, sq_loss)
             lab = eta if delta > 0.0 else -eta
-            mistake = abs(delta) > eps
         else:
             lab = y[i]
             mistake = sign(f) != lab
+            counts[0] += 1
+            if mistake:
+                counts[1] += 1
         if mistake:
-            counts[1] += 1
             counts[2] += 1
             if m == 0:
-                slot = _store(xs, i, x_sqn, 0, dstar, 0.0, sv, sv_t, sv_sqn, sv_order, size,
-                              kinv, gram, krow, kid, two_sigma2)
+                slot = _store(xs, i, x_sqn, 0, dstar, 0.0, sv, sv_sqn, sv_order, size, kinv,
+                              gram, krow, kid, inv2s2)
                 alpha[slot] = lab
                 continue
             _, res = _residual(kinv, m, krow, kid, dstar)
@@ -140,8 +136,8 @@ def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, co
                 for j in range(m):
                     alpha[j] += lab * dstar[j]
             else:
-                slot = _store(xs, i, x_sqn, m, dstar, res, sv, sv_t, sv_sqn, sv_order, size,
-                              kinv, gram, krow, kid, two_sigma2)
+                slot = _store(xs, i, x_sqn, m, dstar, res, sv, sv_sqn, sv_order, size, kinv,
+                              gram, krow, kid, inv2s2)
                 alpha[slot] = lab
         elif plus and m > 0:
             loss = 1.0 - lab * f
@@ -171,27 +167,26 @@ def _margin_step_accepted(loss, tau, P, res, U, corrected):
 
 
 @njit(**IEEE)
-def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, counts,
-                     two_sigma2, krow, budget, kinv, gram, kid, dstar, V, plus, corrected, U):
+def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts,
+                     inv2s2, krow, budget, kinv, gram, kid, dstar, V, plus, corrected, U):
     """Multi-class Projectron (spec 2.5) and Projectron++ (2.6): shared vectors, alpha is
     (slots, m); every step adds to class y_t and subtracts from the best wrong class s_t."""
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        x_sqn = _sequential_sqnorm(xs, i)
-        _sequential_kernel_row(xs, i, x_sqn, sv_t, sv_sqn, m, two_sigma2, krow)
-        class_scores(alpha, krow, m, V)
+        x_sqn = sqn[i]
+        kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
+        class_scores(alpha, krow, sv_order, m, V)
         yi = y[i]
-        yhat, s, loss = multiclass_pick(V, yi)
+        yhat, s = top_two(V, yi)
         counts[0] += 1
         if yhat != yi:
             counts[1] += 1
             counts[2] += 1
             if m == 0:
-                slot = _store(xs, i, x_sqn, 0, dstar, 0.0, sv, sv_t, sv_sqn, sv_order, size,
-                              kinv, gram, krow, kid, two_sigma2)
-                alpha[slot, yi] = 1.0
-                alpha[slot, s] = -1.0
+                slot = _store(xs, i, x_sqn, 0, dstar, 0.0, sv, sv_sqn, sv_order, size, kinv,
+                              gram, krow, kid, inv2s2)
+                store_pair(alpha, slot, yi, s, 1.0)
                 continue
             _, res = _residual(kinv, m, krow, kid, dstar)
             if m == budget or (corrected and res <= RESIDUAL_FLOOR):
@@ -199,11 +194,13 @@ def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alph
                     alpha[j, yi] += dstar[j]
                     alpha[j, s] -= dstar[j]
             else:
-                slot = _store(xs, i, x_sqn, m, dstar, res, sv, sv_t, sv_sqn, sv_order, size,
-                              kinv, gram, krow, kid, two_sigma2)
-                alpha[slot, yi] = 1.0
-                alpha[slot, s] = -1.0
-        elif plus and m > 0 and loss > 0.0:
+                slot = _store(xs, i, x_sqn, m, dstar, res, sv, sv_sqn, sv_order, size, kinv,
+                              gram, krow, kid, inv2s2)
+                store_pair(alpha, slot, yi, s, 1.0)
+        elif plus and m > 0:
+            loss = multiclass_hinge(V, yi, s)
+            if not loss > 0.0:
+                continue
             # No "l < 1" clause here, and P = k' Kinv k rather than binary's d*' K d* (the
             # authors' multiclass/proplus.m): P is the k' d* the residual already needs.
             P, res = _residual(kinv, m, krow, kid, dstar)
@@ -240,7 +237,6 @@ class Projectron(SupportVectorLearner):
     def _allocate(self, n_features, capacity, source):
         self._allocate_support(n_features, capacity)
         B = int(self.budget)
-        self.sv_t_ = np.zeros((n_features, B))  # the vectors again, transposed (Octave's order)
         self.kinv_ = np.zeros((B, B))
         self.gram_ = np.zeros((B, B))
         self.kid_ = np.ones(1)
@@ -254,9 +250,9 @@ class Projectron(SupportVectorLearner):
 
     def _play(self, stream, y, order, start, stop):
         regression = self.task == "regression"
-        _play(stream.xs, y, order, start, stop, self.sv_, self.sv_t_, self.sv_sqn_,
+        _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_, self.sq_loss_,
-              2.0 * self.sigma**2, self.krow_, int(self.budget), self.kinv_, self.gram_,
+              1.0 / (2.0 * self.sigma**2), self.krow_, int(self.budget), self.kinv_, self.gram_,
               self.kid_, self._dstar, self._kd, self._plus, self.variant == "corrected", self._U,
               regression, float(self.epsilon) if regression else 0.0,
               float(self.eta) if regression else 1.0)
@@ -292,9 +288,9 @@ class MulticlassProjectron(Projectron):
         self._V = np.zeros(self.n_classes_)
 
     def _play(self, stream, y, order, start, stop):
-        _play_multiclass(stream.xs, y, order, start, stop, self.sv_, self.sv_t_,
+        _play_multiclass(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
                          self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
-                         2.0 * self.sigma**2, self.krow_, int(self.budget), self.kinv_,
+                         1.0 / (2.0 * self.sigma**2), self.krow_, int(self.budget), self.kinv_,
                          self.gram_, self.kid_, self._dstar, self._V, self._plus,
                          self.variant == "corrected", self._U)
 

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.features import multiclass_pick
 from lsokl.learners.projectron import (MulticlassProjectron, MulticlassProjectronPP,
                                        RegressionProjectron)
 from reference_impl import authors_runs as authors
@@ -16,19 +15,6 @@ from reference_impl import projectron_tasks as reference
 
 def _k(a, b, sigma=1.0):
     return math.exp(-((a - b) ** 2) / (2 * sigma * sigma))
-
-
-@pytest.mark.parametrize("V, y, expected", [
-    ([0.0, 0.0, 0.0], 1, (0, 0, 1.0)),          # all tied: lowest index, also for s_t
-    ([1.0, 3.0, 3.0], 0, (1, 1, 3.0)),
-    ([1.0, 3.0, 3.0], 1, (1, 2, 1.0)),
-    ([2.0, 2.0, 1.0], 2, (0, 0, 2.0)),
-    ([2.0, 0.5, -1.0], 0, (0, 1, 0.0)),         # margin >= 1: no loss
-    ([np.nan, 1.0, 0.0], 1, (1, 2, 0.0)),       # NaN skipped, as MATLAB's max
-])
-def test_multiclass_pick(V, y, expected):
-    yhat, s, loss = multiclass_pick(np.array(V), y)
-    assert (yhat, s) == expected[:2] and loss == pytest.approx(expected[2])
 
 
 def test_multiclass_projectron_update_rule_by_hand():
