@@ -35,10 +35,20 @@ from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
 from .kernels import JIT, append_slot, gaussian_gram, kernel_row, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
 from .support import SupportVectorLearner
-from .tasks import (class_scores, multiclass_hinge, predict_oldest_first, regression_event,
-                    store_pair, top_two)
+from .tasks import multiclass_hinge, observe_multiclass, observe_regression, store_pair
 
 EIGEN_FLOOR = 1e-12
+
+
+@njit(**JIT)
+def _append(xs, sqn, i, sv, sv_sqn, sv_order, size, counts):
+    """Phase 1's update: store x_i as the newest vector (counted); returns its slot."""
+    m = size[0]
+    counts[2] += 1
+    slot = append_slot(sv_order, m)
+    store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+    size[0] = m + 1
+    return slot
 
 
 @njit(**JIT)
@@ -59,11 +69,7 @@ def _play_kernel(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, si
             counts[1] += 1
         if yi * f < 1.0:
             if m < budget:
-                counts[2] += 1
-                slot = append_slot(sv_order, m)
-                store_row(xs, i, sqn[i], sv, sv_sqn, slot)
-                alpha[slot] = eta * yi
-                size[0] = m + 1
+                alpha[_append(xs, sqn, i, sv, sv_sqn, sv_order, size, counts)] = eta * yi
             else:
                 return t
     return stop
@@ -93,20 +99,13 @@ def _play_kernel_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        class_scores(alpha, krow, sv_order, m, V)
         yi = y[i]
-        yhat, s = top_two(V, yi)
-        counts[0] += 1
-        if yhat != yi:
-            counts[1] += 1
+        _, s = observe_multiclass(xs, sqn, i, yi, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow,
+                                  V, counts)
         if multiclass_hinge(V, yi, s) > 0.0:
             if m < budget:
-                counts[2] += 1
-                slot = append_slot(sv_order, m)
-                store_row(xs, i, sqn[i], sv, sv_sqn, slot)
-                store_pair(alpha, slot, yi, s, eta)
-                size[0] = m + 1
+                store_pair(alpha, _append(xs, sqn, i, sv, sv_sqn, sv_order, size, counts), yi, s,
+                           eta)
             else:
                 pending[0] = s
                 return t
@@ -122,16 +121,11 @@ def _play_kernel_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        f = predict_oldest_first(alpha, krow, sv_order, m)
-        delta, event = regression_event(f, y[i], eps, counts, sq_loss)
+        delta, event = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                          krow, eps, counts, sq_loss)
         if event:
             if m < budget:
-                counts[2] += 1
-                slot = append_slot(sv_order, m)
-                store_row(xs, i, sqn[i], sv, sv_sqn, slot)
-                alpha[slot] = eta * delta
-                size[0] = m + 1
+                alpha[_append(xs, sqn, i, sv, sv_sqn, sv_order, size, counts)] = eta * delta
             else:
                 pending[0] = delta
                 return t

@@ -1,23 +1,29 @@
 """Projectron and Projectron++ for the three tasks, as the authors' ``{binary,multiclass}/
 projectron.m``, ``{binary,multiclass}/proplus.m`` and ``regression/projectron.m``.
 
-Spec sections 1.5, 1.6 (binary), 2.5, 2.6 (multi-class) and 3 (regression). The authors' Projectron has **no** projection threshold: it stores every
-mistake until the budget is full and from then on always projects the new instance onto the span
-of the stored ones. The inverse Gram matrix ``kinv_`` is kept up to date by the block formula, so a
-step costs O(B^2) and no O(B^3) inversion ever happens.
+Spec sections 1.5, 1.6 (binary), 2.5, 2.6 (multi-class) and 3 (regression). The authors'
+Projectron has **no** projection threshold: it stores every mistake until the budget is full and
+from then on always projects the new instance onto the span of the stored ones. The inverse Gram
+matrix ``kinv_`` is kept up to date by the block formula, so a step costs O(B^2) and no O(B^3)
+inversion ever happens.
 
 ``variant="faithful"`` (default) keeps the authors' unguarded division by the squared projection
-residual ``Kid - k' Kinv k``. When rounding drives that residual to <= 0 (the authors' spambase runs
-do this, README "Projectron numerical hazard") the inverse turns into garbage exactly as it does in
-MATLAB/Octave. ``variant="corrected"`` projects instead of adding whenever the residual is <=
-``RESIDUAL_FLOOR`` (1e-10, i.e. the instance lies within 1e-5 of the span in RKHS norm, with
-kappa(x, x) = 1), so ``kinv_`` stays finite and meaningful.
+residual ``Kid - k' Kinv k``. When rounding drives that residual to <= 0 (the authors' dna,
+spambase and mg runs do this, README "Projectron numerical hazard") the inverse turns into garbage
+exactly as it does in MATLAB/Octave. ``variant="corrected"`` projects instead of adding whenever
+the residual is <= ``RESIDUAL_FLOOR`` (1e-10, i.e. the instance lies within 1e-5 of the span in
+RKHS norm, with kappa(x, x) = 1), so ``kinv_`` stays finite and meaningful.
 
-Projectron++ additionally updates on margin errors (0 < 1 - y f < 1) by a projected step, never
-adding a vector. Its P = d*' K d* uses the Gram matrix K of the stored vectors as the authors do
-(they recompute K at every margin error; here it is maintained incrementally in ``gram_``, which
-gives the same numbers at O(B) per addition). In exact arithmetic P = k' Kinv k; the two differ
-once ``kinv_`` is inaccurate, so the authors' form is kept.
+Arithmetic order. Once the inverse is garbage every rounding is amplified, so the kernel rows
+(``kernels.kernel_row``), Kinv k (``_matvec``) and the block update ((d_r d_c)/res) follow
+Octave's reference-BLAS order term by term. That replays even the garbage runs: multi-class dna
+20/20 and the regression loss bit for bit.
+
+Projectron++ additionally updates on margin errors by a projected step, never adding a vector:
+binary on 0 < 1 - y f < 1 with P = d*' K d*, K the Gram matrix of the stored vectors as the
+authors' binary code computes it (kept incrementally in ``gram_`` here, same numbers at O(B) per
+addition); multi-class on hinge loss l > 0 (no l < 1 clause) with P = k' Kinv k, as the authors'
+multi-class code does. The two agree in exact arithmetic, not once ``kinv_`` is inaccurate.
 
 The tasks share the storage, the residual and the block update of the inverse (``_residual``,
 ``_store``); they differ in what triggers a step and which coefficients it changes. Binary and
@@ -36,8 +42,8 @@ from .base import SIGMA, VARIANT
 from .kernels import JIT, append_slot, kernel_row, sign, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import (class_scores, multiclass_hinge, predict_oldest_first, regression_event,
-                    store_pair, top_two)
+from .tasks import (multiclass_hinge, observe_multiclass, observe_regression,
+                    predict_oldest_first, store_pair)
 
 RESIDUAL_FLOOR = 1e-10
 # IEEE division (x/0 -> inf/nan, as MATLAB) instead of numba's default ZeroDivisionError: the
@@ -113,12 +119,14 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
         i = order[t]
         m = size[0]
         x_sqn = sqn[i]
-        kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
-        f = predict_oldest_first(alpha, krow, sv_order, m)
+        f = 0.0
         if regression:
-            delta, mistake = regression_event(f, y[i], eps, counts, sq_loss)
+            delta, mistake = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m,
+                                                inv2s2, krow, eps, counts, sq_loss)
             lab = eta if delta > 0.0 else -eta
         else:
+            kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
+            f = predict_oldest_first(alpha, krow, sv_order, m)
             lab = y[i]
             mistake = sign(f) != lab
             counts[0] += 1
@@ -175,13 +183,10 @@ def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha
         i = order[t]
         m = size[0]
         x_sqn = sqn[i]
-        kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
-        class_scores(alpha, krow, sv_order, m, V)
         yi = y[i]
-        yhat, s = top_two(V, yi)
-        counts[0] += 1
-        if yhat != yi:
-            counts[1] += 1
+        mistake, s = observe_multiclass(xs, sqn, i, yi, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                        krow, V, counts)
+        if mistake:
             counts[2] += 1
             if m == 0:
                 slot = _store(xs, i, x_sqn, 0, dstar, 0.0, sv, sv_sqn, sv_order, size, kinv,

@@ -10,6 +10,7 @@ import pytest
 from lsokl.learners.nogd import MulticlassNOGD, RegressionNOGD
 from reference_impl import authors_runs as authors
 from reference_impl import nogd_tasks as reference
+from reference_impl import tasks_common as common
 
 TINY = dict(sigma=1.0, budget=1, rank=1, eta=0.5)
 
@@ -66,14 +67,8 @@ def test_regression_no_switch_before_an_event_at_full_budget():
 
 
 def _stream(seed, task, n=900, d=4):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    if task == "regression":
-        y = 0.5 + 0.4 * np.tanh(X[:, 0] * X[:, 1]) + 0.05 * rng.standard_normal(n)
-    else:
-        y = np.digitize(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.standard_normal(n),
-                        [-0.5, 0.5, 1.5]).astype(np.int64)
-    return X, y, rng.permutation(n)
+    make = common.regression_stream if task == "regression" else common.multiclass_stream
+    return make(seed, n=n, d=d)
 
 
 @pytest.mark.parametrize("variant", ["faithful", "corrected"])
@@ -138,11 +133,8 @@ def test_regression_invalid_epsilon_is_named():
 @pytest.mark.parametrize("dataset", ["dna", "satimage"])
 def test_reproduces_the_authors_multiclass_runs_exactly(shared_data, reference_runs, dataset):
     """20/20 permutations: err_count, nSV and every checkpoint (B 200, k 40, eta 0.5)."""
-    X, y, perms = authors.load(shared_data, dataset)
-    rows = authors.rows(reference_runs, "multiclass", dataset, "NOGD")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        authors.assert_same_multiclass_run(MulticlassNOGD().run(X, y, perms[row.perm - 1]), row)
+    common.replay_authors_runs(shared_data, reference_runs, "multiclass", dataset, "NOGD",
+                               MulticlassNOGD)
 
 
 @pytest.mark.shared_data

@@ -11,6 +11,7 @@ from lsokl.learners.projectron import (MulticlassProjectron, MulticlassProjectro
                                        RegressionProjectron)
 from reference_impl import authors_runs as authors
 from reference_impl import projectron_tasks as reference
+from reference_impl import tasks_common as common
 
 
 def _k(a, b, sigma=1.0):
@@ -88,14 +89,8 @@ def test_regression_projectron_update_rule_by_hand():
 
 
 def _stream(seed, task, n=300, d=4):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    if task == "regression":
-        y = 0.5 + 0.4 * np.tanh(X[:, 0] * X[:, 1]) + 0.05 * rng.standard_normal(n)
-    else:
-        y = (np.digitize(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.standard_normal(n),
-                         [-0.5, 0.5, 1.5])).astype(np.int64)
-    return X, y, rng.permutation(n)
+    make = common.regression_stream if task == "regression" else common.multiclass_stream
+    return make(seed, n=n, d=d)
 
 
 @pytest.mark.parametrize("plus", [False, True])
@@ -131,7 +126,8 @@ def test_regression_matches_plain_python_reference(variant, seed):
 
 
 def test_task_defaults_are_the_authors_scripts():
-    assert MulticlassProjectron().get_params() == {"sigma": 8.0, "budget": 200, "variant": "faithful"}
+    assert MulticlassProjectron().get_params() == {"sigma": 8.0, "budget": 200,
+                                                   "variant": "faithful"}
     assert RegressionProjectron().get_params() == {"sigma": 8.0, "budget": 30, "eta": 0.1,
                                                    "epsilon": 0.1, "variant": "faithful"}
 
@@ -170,13 +166,8 @@ def test_reproduces_the_authors_multiclass_runs_exactly(shared_data, reference_r
     Projectron, whose residual goes <= 0 in some permutations (README hazard): the kernel rows
     and the inverse are computed in Octave's order (sequential sums, (d d')/res), so even the
     garbage inverse is replayed bit for bit."""
-    X, y, perms = authors.load(shared_data, dataset)
-    rows = authors.rows(reference_runs, "multiclass", dataset, algorithm)
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        with np.errstate(all="ignore"):
-            trace = MULTICLASS[algorithm]().run(X, y, perms[row.perm - 1])
-        authors.assert_same_multiclass_run(trace, row)
+    common.replay_authors_runs(shared_data, reference_runs, "multiclass", dataset, algorithm,
+                               MULTICLASS[algorithm])
 
 
 @pytest.mark.shared_data
@@ -186,9 +177,5 @@ def test_reproduces_the_authors_regression_runs_exactly(shared_data, reference_r
     to 1e-13 relative. The README lists this row as fragile (column reversal moved the loss by
     up to 1.6e-5 relative on mg): the loss is only reproduced because the kernel rows are summed
     in Octave's order; with a reassociated dot it is off by ~1e-5 on mg."""
-    X, y, perms = authors.load(shared_data, dataset)
-    rows = authors.rows(reference_runs, "regression", dataset, "Projectron")
-    assert len(rows) == 20
-    for row in rows.itertuples():
-        trace = RegressionProjectron().run(X, y, perms[row.perm - 1])
-        authors.assert_same_regression_run(trace, row)
+    common.replay_authors_runs(shared_data, reference_runs, "regression", dataset, "Projectron",
+                               RegressionProjectron)
