@@ -76,11 +76,16 @@ def _fetch(names: list[str]) -> None:
         from lsokl.data.fetch import fetch
     except ImportError:  # a data layer without fetch: `lsokl run` loads (and fetches) itself
         return
+    from lsokl.data.fetch import MissingFileError
+
     for name in names:
         if name in getattr(builtin, "BUILTINS", {}):
             continue
         print(f"fetching {name} ...", flush=True)
-        fetch(name)
+        try:
+            fetch(name)
+        except MissingFileError as exc:  # `lsokl run` skips it and the report lists it as missing
+            print(f"  missing: {exc}", flush=True)
 
 
 def _entry_point() -> str:

@@ -102,6 +102,9 @@ def run(
     except LsoklError as exc:
         _fail(exc)
     ran = sum(summary.ran.values())
+    for name, why in summary.missing.items():
+        console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({why})",
+                      highlight=False)
     console.print(
         f"[bold]{summary.selected} cells[/bold]: {summary.ran['ok']} done, {summary.skipped_ok} skipped "
         f"(already done), {summary.ran['failed']} failed, {summary.ran['diverged']} diverged, "
@@ -139,4 +142,7 @@ def report(
             for row in piece.itertuples(index=False):
                 table.add_row(*map(str, row))
             console.print(table)
+    if (rep.out / "missing.md").exists():
+        console.print(f"[yellow]missing:[/yellow] datasets not run (files absent): "
+                      f"see {rep.out / 'missing.md'}", highlight=False)
     console.print(f"wrote {len(rep.files)} files to {rep.out}", highlight=False)

@@ -44,6 +44,14 @@ def build_report(results: str | Path, out: str | Path | None = None, *, paper: s
         order = list(dict.fromkeys(published["dataset"]))
     rep = Report(out=out, n_records=len(records))
 
+    missing = _missing(results)
+    note = ("\n\nNot run, dataset files absent (see missing.md): " + ", ".join(missing) + "\n"
+            if missing else "")
+    (out / "missing.md").unlink(missing_ok=True)
+    if missing:
+        rep.files.append(_write(out / "missing.md", "# Datasets not run: files absent\n\n" + "".join(
+            f"* **{n}** ({m.get('cells', '?')} cells): {m.get('message', '')}\n"
+            for n, m in missing.items())))
     summary = agg.drop(columns=["params"]).assign(params=agg["params"])
     rep.files.append(_write(out / "summary.csv", summary.to_csv(index=False)))
     tasks = list(dict.fromkeys(agg["task"]))
@@ -55,7 +63,7 @@ def build_report(results: str | Path, out: str | Path | None = None, *, paper: s
         rep.tables[task] = table
         cap = (f"{task} results: mean ± sample std over permutations, mean time per pass"
                + (f"; published values from {paper}, deviation in published stds" if paper else ""))
-        rep.files += [_write(out / f"{stem}.md", md),
+        rep.files += [_write(out / f"{stem}.md", md + note),
                       _write(out / f"{stem}.csv", table.to_csv(index=False)),
                       _write(out / f"{stem}.tex", to_latex(table, caption=cap, label=f"tab:{task}"))]
     if plots:
@@ -63,6 +71,14 @@ def build_report(results: str | Path, out: str | Path | None = None, *, paper: s
     if compact:
         rep.files += _compact(frame, out)
     return rep
+
+
+def _missing(results: Path) -> dict:
+    """The datasets `lsokl run` skipped because their files are absent (runner's missing.json)."""
+    import json
+
+    path = results / "missing.json"
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _write(path: Path, text: str) -> Path:

@@ -23,6 +23,7 @@ class Summary:
     skipped_ok: int = 0  # finished earlier
     kept_failed: Counter = field(default_factory=Counter)  # earlier failures not retried
     failures: list[dict] = field(default_factory=list)  # records not ok (this run and kept)
+    missing: dict = field(default_factory=dict)  # dataset -> why its files are absent (cells skipped)
 
     @property
     def failed(self) -> int:
@@ -69,6 +70,33 @@ def load_dataset(spec: DatasetSpec):
     return ds
 
 
+MISSING_FILE = "missing.json"
+
+
+def write_missing(root: Path, missing: dict) -> None:
+    """Record (or clear) the datasets this results folder could not load: ``missing.json``, read by
+    the report. Entries of datasets loaded now are dropped; others from earlier runs are kept."""
+    import json
+
+    if not missing:
+        return
+    path = Path(root) / MISSING_FILE
+    old = json.loads(path.read_text()) if path.exists() else {}
+    path.write_text(json.dumps({**old, **missing}, indent=1, sort_keys=True) + "\n")
+
+
+def clear_missing(root: Path, names) -> None:
+    import json
+
+    path = Path(root) / MISSING_FILE
+    if not path.exists():
+        return
+    old = json.loads(path.read_text())
+    new = {k: v for k, v in old.items() if k not in set(names)}
+    if new != old:
+        path.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n")
+
+
 def dataset_hash(ds) -> str:
     sha = (ds.meta or {}).get("sha256")
     if sha:
@@ -105,9 +133,17 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     if config_text is not None:
         store.save_config(exp.config_hash, config_text)
 
-    loaded = {}
+    from ..data.fetch import MissingFileError
+
+    loaded, missing = {}, {}
     for name in dict.fromkeys(c.dataset for c in cells):
-        ds = load_dataset(exp.datasets[name])
+        try:
+            ds = load_dataset(exp.datasets[name])
+        except MissingFileError as exc:
+            # a dataset whose files are absent (e.g. not in the offline mirror) is skipped and
+            # listed in missing.json, so one absent file does not stop the rest of the grid
+            missing[name] = str(exc)
+            continue
         if exp.datasets[name].permutation_source == "authors":
             need = max(c.permutation for c in cells if c.dataset == name) + 1
             if ds.permutations.shape[0] < need:
@@ -115,10 +151,14 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
                                 f"permutations, the config asks for {need}")
         loaded[name] = ds
 
-    summary = Summary(selected=len(cells))
+    write_missing(store.root, {n: {"message": m, "cells": sum(c.dataset == n for c in cells)}
+                               for n, m in missing.items()})
+    summary = Summary(selected=len(cells), missing=missing)
     work: list[tuple[Job, str]] = []
     seen = set()
     for cell in cells:
+        if cell.dataset in missing:
+            continue
         sha = dataset_hash(loaded[cell.dataset])
         spec = cell.spec(sha, version)
         key = stable_hash(spec)
@@ -140,6 +180,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
                          config_hash=exp.config_hash, config_name=exp.name,
                          seed_entropy=entropy, timeout=cell.timeout), cell.dataset))
 
+    clear_missing(store.root, loaded)  # a dataset that loads now is no longer missing
     data = {name: (ds.X, ds.y, ds.permutations) for name, ds in loaded.items()}
     if progress is not None:
         progress.start(len(work))
