@@ -146,3 +146,31 @@ def report(
         console.print(f"[yellow]missing:[/yellow] datasets not run (files absent): "
                       f"see {rep.out / 'missing.md'}", highlight=False)
     console.print(f"wrote {len(rep.files)} files to {rep.out}", highlight=False)
+
+
+@app.command("figure")
+def figure(
+    results: Path = typer.Argument(..., help="results folder written by `lsokl run`", exists=True, file_okay=False),
+    out: Optional[Path] = typer.Option(None, "--out", help="where to write [default: RESULTS/figures]"),
+    sweep: list[str] = typer.Option(
+        [], "--sweep", help="plot metric and log10 time against this parameter, e.g. budget, rho_f, rho_n (repeatable)"),
+    convergence: bool = typer.Option(False, "--convergence", help="also the convergence plots (Figs. 1-2, 5-6)"),
+    prefix: str = typer.Option("", "--prefix", help="file name prefix, e.g. fig4-"),
+    title: Optional[str] = typer.Option(None, "--title", help="what the sweep shows, for titles and captions"),
+) -> None:
+    """The paper's figures: parameter sweeps (Fig. 3: rho_f / rho_n, Fig. 4: budget) and convergence
+    curves (Figs. 1-2, 5-6), as PNG and SVG with a caption line."""
+    from ..report.figures import make_figures
+
+    if not sweep and not convergence:
+        _fail(LsoklError("nothing to draw: give --sweep PARAM and/or --convergence"))
+    try:
+        files = make_figures(results, out, sweep=sweep, convergence=convergence, prefix=prefix, title=title)
+    except LsoklError as exc:
+        _fail(exc)
+    if not files:
+        console.print("[yellow]no figure:[/yellow] no algorithm sweeps the given parameter(s)", highlight=False)
+        raise typer.Exit(1)
+    for f in files:
+        console.print(f"  {f}", highlight=False)
+    console.print(f"wrote {len(files)} files", highlight=False)

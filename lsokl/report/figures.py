@@ -1,0 +1,183 @@
+"""The paper's figures from a results folder (pandas + matplotlib Agg, PNG and SVG).
+
+* :func:`sweep_figures`: a metric and log10 time against one swept parameter, one line per
+  algorithm, error bars = ±1 std over permutations. Fig. 3 is the sweep of FOGD's ``rho_f``
+  (D = rho_f B) and NOGD's ``rho_n`` (k = rho_n B); Fig. 4 the sweep of the budget ``budget``.
+* :func:`convergence_figures`: Figs. 1-2 (mistake rate) and 5-6 (average squared loss) against the
+  number of samples, the same plots ``lsokl report`` draws (:mod:`lsokl.report.plots`).
+
+Every figure carries a caption line naming the dataset and the fixed settings.
+"""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..learners.registry import DISPLAY_NAMES
+from .aggregate import ORDER
+
+PARAM_LABELS = {
+    "rho_f": r"$\rho_f$ (FOGD: D = $\rho_f$ B)",
+    "rho_n": r"$\rho_n$ (NOGD: k = $\rho_n$ B)",
+    "budget": "budget B",
+    "eta": r"step size $\eta$",
+    "sigma": r"kernel width $\sigma$",
+}
+
+
+def _metric_label(task: str) -> str:
+    return "average squared loss" if task == "regression" else "online average rate of mistakes (%)"
+
+
+def _stem(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
+
+
+def sweep_table(frame: pd.DataFrame, param: str) -> pd.DataFrame:
+    """Per (task, dataset, algorithm, value of ``param``): mean/std of the metric and of the time.
+
+    Only the ok records whose parameters include ``param`` are used, and only algorithms for which
+    ``param`` takes at least two values on that dataset (a fixed budget is not a sweep).
+    """
+    ok = frame[frame["status"] == "ok"].copy()
+    if ok.empty:
+        return pd.DataFrame()
+    ok["_p"] = ok["params"].map(json.loads)
+    ok = ok[ok["_p"].map(lambda p: param in p and p[param] is not None)]
+    if ok.empty:
+        return pd.DataFrame()
+    ok["x"] = ok["_p"].map(lambda p: float(p[param]))
+    scale = np.where(ok["task"] == "regression", 1.0, 100.0)
+    ok["y"] = ok["value"].astype(float) * scale
+    ok["t"] = ok["time_s"].astype(float)
+    rows = []
+    for (task, ds, alg, learner, x), g in ok.groupby(["task", "dataset", "algorithm", "learner", "x"], sort=False):
+        rows.append({"task": task, "dataset": ds, "algorithm": alg, "learner": learner, "x": x,
+                     "mean": g["y"].mean(), "std": g["y"].std(ddof=1) if len(g) > 1 else 0.0,
+                     "time_mean": g["t"].mean(), "time_std": g["t"].std(ddof=1) if len(g) > 1 else 0.0,
+                     "runs": len(g)})
+    out = pd.DataFrame(rows)
+    n_values = out.groupby(["dataset", "algorithm"])["x"].transform("nunique")
+    out = out[n_values > 1]
+    out["_order"] = out["learner"].map(lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+    return out.sort_values(["dataset", "_order", "algorithm", "x"], kind="stable").drop(columns="_order")
+
+
+def _fixed_settings(frame: pd.DataFrame, ds: str, algorithms, param: str) -> str:
+    """The parameters that do not change over the sweep, per algorithm (for the caption)."""
+    part = frame[(frame["dataset"] == ds) & (frame["algorithm"].isin(list(algorithms)))
+                 & (frame["status"] == "ok")]
+    bits = []
+    for alg, g in part.groupby("algorithm", sort=False):
+        settings = [json.loads(p) for p in g["params"].unique()]
+        keys = sorted(set().union(*settings) - {param, "random_state", "dtype", "variant"})
+        fixed = []
+        for k in keys:
+            vals = {json.dumps(s.get(k)) for s in settings}
+            if len(vals) == 1 and settings[0].get(k) is not None:
+                v = settings[0][k]
+                fixed.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
+        if fixed:
+            bits.append(f"{_display(alg, g['learner'].iloc[0])}: " + ", ".join(fixed))
+    return "; ".join(bits)
+
+
+def _display(label: str, learner: str) -> str:
+    return DISPLAY_NAMES.get(learner, label) if label == learner else label
+
+
+def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: str = "",
+                  title: str | None = None) -> list[Path]:
+    """For each dataset, one figure with two panels against ``param``: the metric (mistake rate %
+    or squared loss) and log10 of the mean time per pass; one line per algorithm that sweeps
+    ``param``. Writes ``<prefix><param>-<dataset>.png|svg`` under ``out``; returns the files."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    table = sweep_table(frame, param)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    if table.empty:
+        return written
+    xlabel = PARAM_LABELS.get(param, param)
+    for ds, part in table.groupby("dataset", sort=False):
+        task = part["task"].iloc[0]
+        first = frame[frame["dataset"] == ds].iloc[0]
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
+        for alg, g in part.groupby("algorithm", sort=False):
+            label = _display(alg, g["learner"].iloc[0])
+            ax1.errorbar(g["x"], g["mean"], yerr=g["std"], marker="o", markersize=4, capsize=3,
+                         linewidth=1.5, label=label)
+            lt = np.log10(g["time_mean"].clip(lower=1e-9))
+            ax2.plot(g["x"], lt, marker="o", markersize=4, linewidth=1.5, label=label)
+        ax1.set_xlabel(xlabel)
+        ax1.set_ylabel(_metric_label(task))
+        ax2.set_xlabel(xlabel)
+        ax2.set_ylabel("average time cost (log10 s)")
+        what = title or f"sensitivity to {param}"
+        ax1.set_title(f"{ds}: {'loss' if task == 'regression' else 'mistake rate'} ({what})")
+        ax2.set_title(f"{ds}: time per pass")
+        for ax in (ax1, ax2):
+            ax.grid(True, alpha=0.3)
+        handles, labels = ax1.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="center right", fontsize=9, frameon=False)
+        runs = int(part["runs"].max())
+        cap = (f"{ds} ({task}, n={int(first['n_samples'])}, d={int(first['n_features'])}): {what}, "
+               f"{param} in {{{', '.join(f'{v:g}' for v in sorted(part['x'].unique()))}}}; "
+               f"{runs} permutation{'s' if runs != 1 else ''} per point (mean, bars ±1 std); "
+               f"scale={first['scale'] or 'as stored'}. Fixed: "
+               + (_fixed_settings(frame, ds, part["algorithm"].unique(), param) or "-") + ".")
+        fig.text(0.01, 0.01, "\n".join(textwrap.wrap(cap, 160)), fontsize=7.5, va="bottom", ha="left")
+        n_lines = len(textwrap.wrap(cap, 160))
+        fig.tight_layout(rect=(0, 0.03 + 0.03 * n_lines, 0.83, 1))
+        stem = _stem(f"{prefix}{param}-{ds}")
+        for ext in ("png", "svg"):
+            path = out / f"{stem}.{ext}"
+            fig.savefig(path, dpi=120)
+            written.append(path)
+        plt.close(fig)
+    table.drop(columns=["learner"]).assign(param=param).to_csv(out / _stem(f"{prefix}{param}.csv"),
+                                                               index=False)
+    written.append(out / _stem(f"{prefix}{param}.csv"))
+    return written
+
+
+def convergence_figures(frame: pd.DataFrame, out: str | Path) -> list[Path]:
+    """Figs. 1-2 / 5-6: the convergence plots of :mod:`lsokl.report.plots` (mistake rate % or
+    average squared loss, and log10 time, against the number of samples)."""
+    from .aggregate import aggregate
+    from .plots import convergence_plots
+
+    return convergence_plots(frame, aggregate(frame), Path(out))
+
+
+def load_frame(results: str | Path) -> pd.DataFrame:
+    from ..errors import LsoklError
+    from ..results import ResultStore
+    from .aggregate import records_frame
+
+    records = ResultStore(results).records()
+    if not records:
+        raise LsoklError(f"{results}: no records found (run `lsokl run CONFIG --results {results}` first)")
+    return records_frame(records)
+
+
+def make_figures(results: str | Path, out: str | Path | None = None, *, sweep: list[str] = (),
+                 convergence: bool = False, prefix: str = "", title: str | None = None) -> list[Path]:
+    """The figures of one results folder: a sweep figure per ``sweep`` parameter and/or the
+    convergence figures. Default ``out``: ``<results>/figures``."""
+    frame = load_frame(results)
+    out = Path(out) if out else Path(results) / "figures"
+    files: list[Path] = []
+    for param in sweep:
+        files += sweep_figures(frame, param, out, prefix=prefix, title=title)
+    if convergence:
+        files += convergence_figures(frame, out / "convergence")
+    return files
