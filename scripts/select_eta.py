@@ -55,7 +55,7 @@ def main() -> None:
     if args.out:
         wide = table.assign(cell=[f"{100 * m:.2f}" if m == m else "—" for m in table["mean"]])
         wide = wide.pivot_table(index=["dataset", "algorithm"], columns="eta", values="cell", aggfunc="first")
-        wide = wide[sorted(wide.columns, reverse=True)]
+        wide = wide[sorted(wide.columns, reverse=True)].fillna("—")  # never run (see the config)
         chosen = {(d, a): e for d, a, e in zip(best["dataset"], best["algorithm"], best["eta"])}
         lines = ["# Step-size selection for Table 5", "",
                  f"Mean mistake rate (%) over the selection permutations of `{args.results}`, per eta.",
