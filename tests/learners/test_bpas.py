@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import load_authors_mat
 from lsokl.learners.bpas import BPAS
+from reference_impl import authors_runs as authors
 from reference_impl import bpas as reference
 
-SETTINGS = {"paper": {"sigma": 8.0, "budget": 100}, "script": {"sigma": 64.0, "budget": 50}}
+SETTINGS = authors.BINARY_SETTINGS
 
 
 def test_replacement_by_hand():
@@ -109,32 +109,15 @@ def test_invalid_parameters_are_named(bad):
 
 
 # ----------------------------------------------------------------------------- authors' runs
-def _rows(reference_runs, dataset, setting, algorithm):
-    df = reference_runs["binary"]
-    rows = df[(df.dataset == dataset) & (df.setting == setting) & (df.algorithm == algorithm)]
-    return rows.sort_values("perm")
-
-
-def _assert_same_run(trace, row):
-    perm = int(row.perm)
-    assert trace.mistakes == row.err_count, f"perm {perm}: err_count"
-    assert trace.support_size == row.nSV, f"perm {perm}: nSV"
-    rate = np.array(row.ckpt_mistake_rate.split(";"), dtype=np.float64)
-    np.testing.assert_array_equal(trace.ckpt_mistakes / trace.checkpoints, rate,
-                                  err_msg=f"perm {perm}: checkpoint mistake rates")
-    nsv = np.array(row.ckpt_nSV.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.ckpt_support, nsv, err_msg=f"perm {perm}: checkpoint nSV")
-
-
 @pytest.mark.shared_data
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_reproduces_the_authors_german_runs_exactly(shared_data, reference_runs, setting):
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "german.mat")
-    rows = _rows(reference_runs, "german", setting, "BPA-S")
+    X, y, perms = authors.load(shared_data, "german")
+    rows = authors.rows(reference_runs, "binary", "german", "BPA-S", setting)
     assert len(rows) == 20
     for row in rows.itertuples():
         trace = BPAS(**SETTINGS[setting], C=1.0).run(X, y, perms[row.perm - 1])
-        _assert_same_run(trace, row)
+        authors.assert_same_binary_run(trace, row, checkpoints=False)
 
 
 # spambase/paper perm 9 first diverges at step t = 1284: 70 of the 100 candidates tie on Q_r
@@ -148,14 +131,14 @@ KNOWN_DIVERGENCES = {("paper", 9)}
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_reproduces_the_fragile_spambase_runs_exactly_but_one(shared_data, reference_runs, setting):
     """Exact thanks to Octave's arithmetic order in the kernel row (see lsokl.learners.bpas)."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "spambase.mat")
-    rows = _rows(reference_runs, "spambase", setting, "BPA-S")
+    X, y, perms = authors.load(shared_data, "spambase")
+    rows = authors.rows(reference_runs, "binary", "spambase", "BPA-S", setting)
     for row in rows.itertuples():
         trace = BPAS(**SETTINGS[setting], C=1.0).run(X, y, perms[row.perm - 1])
         if (setting, row.perm) in KNOWN_DIVERGENCES:
             assert trace.mistakes != row.err_count, "a known divergence vanished: update the note"
             continue
-        _assert_same_run(trace, row)
+        authors.assert_same_binary_run(trace, row, checkpoints=False)
 
 
 @pytest.mark.shared_data
@@ -164,8 +147,8 @@ def test_fragile_spambase_runs_match_in_distribution(shared_data, reference_runs
     """spambase is raw: exact 0/1 kernel values make f = 0 and argmin-of-Q ties that rounding
     breaks (the authors' own runs move by up to 53 mistakes under column reversal), so only the
     distribution over the 20 permutations is compared: mean within 3 reference std."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "spambase.mat")
-    rows = _rows(reference_runs, "spambase", setting, "BPA-S")
+    X, y, perms = authors.load(shared_data, "spambase")
+    rows = authors.rows(reference_runs, "binary", "spambase", "BPA-S", setting)
     ours = np.array([BPAS(**SETTINGS[setting], C=1.0).run(X, y, perms[p - 1]).mistakes
                      for p in rows.perm]) / len(y) * 100
     theirs = rows.err_count.to_numpy() / len(y) * 100

@@ -9,13 +9,13 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from conftest import load_authors_mat
 from lsokl.learners.features import BLOCK, sincos
 from lsokl.learners.fogd import FOGD
 from lsokl.learners.randomness import ReplaySource
+from reference_impl import authors_runs as authors
 from reference_impl import fogd as reference
 
-SETTINGS = {"paper": {"sigma": 8.0, "budget": 100}, "script": {"sigma": 64.0, "budget": 50}}
+SETTINGS = authors.BINARY_SETTINGS
 
 
 def test_update_rule_by_hand():
@@ -162,45 +162,28 @@ def test_too_few_frequencies_is_explained():
 
 
 # ----------------------------------------------------------------------------- authors' runs
-def _rows(reference_runs, dataset, setting):
-    df = reference_runs["binary"]
-    rows = df[(df.dataset == dataset) & (df.setting == setting) & (df.algorithm == "FOGD")]
-    return rows.sort_values("perm")
-
-
-def _assert_same_run(trace, row):
-    perm = int(row.perm)
-    assert trace.mistakes == row.err_count, f"perm {perm}: err_count"
-    assert trace.support_size == row.nSV, f"perm {perm}: nSV (updates)"
-    rate = np.array(row.ckpt_mistake_rate.split(";"), dtype=np.float64)
-    np.testing.assert_array_equal(trace.ckpt_mistakes / trace.checkpoints, rate,
-                                  err_msg=f"perm {perm}: checkpoint mistake rates")
-    nsv = np.array(row.ckpt_nSV.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.ckpt_support, nsv, err_msg=f"perm {perm}: checkpoint nSV")
-
-
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["german", "spambase"])
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset, setting):
     """Perms 1-3 with Octave's own randn draws (seed = perm): exact err_count, update count and
     every checkpoint. spambase FOGD is not among the fragile rows, and it matches too."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / f"{dataset}.mat")
+    X, y, perms = authors.load(shared_data, dataset)
     normals = np.load(shared_data / "reference-runs" / "rng-streams" / "randn_streams_seed1-3.npy")
-    rows = _rows(reference_runs, dataset, setting)
+    rows = authors.rows(reference_runs, "binary", dataset, "FOGD", setting)
     for row in rows[rows.perm <= 3].itertuples():
         s = int(row.perm)
         trace = FOGD(**SETTINGS[setting]).run(X, y, perms[s - 1],
                                               random_source=ReplaySource(normals=normals[s - 1]))
-        _assert_same_run(trace, row)
+        authors.assert_same_binary_run(trace, row, checkpoints=False, support_label="nSV (updates)")
 
 
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["german", "spambase"])
 def test_matches_the_authors_in_distribution(shared_data, reference_runs, dataset):
     """With NumPy's own draws the 20-run mean is within 3 reference std of the authors' mean."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / f"{dataset}.mat")
-    rows = _rows(reference_runs, dataset, "paper")
+    X, y, perms = authors.load(shared_data, dataset)
+    rows = authors.rows(reference_runs, "binary", dataset, "FOGD", "paper")
     ours = np.array([FOGD(**SETTINGS["paper"], random_state=int(p)).run(X, y, perms[p - 1]).mistakes
                      for p in rows.perm])
     theirs = rows.err_count.to_numpy()

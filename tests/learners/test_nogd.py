@@ -9,12 +9,12 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from conftest import load_authors_mat
 from lsokl.learners.nogd import NOGD
 from lsokl.learners.ogd import KernelOGD
+from reference_impl import authors_runs as authors
 from reference_impl import nogd as reference
 
-SETTINGS = {"paper": {"sigma": 8.0, "budget": 100}, "script": {"sigma": 64.0, "budget": 50}}
+SETTINGS = authors.BINARY_SETTINGS
 
 
 def test_switch_by_hand():
@@ -175,35 +175,16 @@ def test_rank_must_fit_the_budget(kw):
 
 
 # ----------------------------------------------------------------------------- authors' runs
-def _rows(reference_runs, dataset, setting):
-    df = reference_runs["binary"]
-    rows = df[(df.dataset == dataset) & (df.setting == setting) & (df.algorithm == "NOGD")]
-    return rows.sort_values("perm")
-
-
-def _assert_same_run(trace, row):
-    perm = int(row.perm)
-    assert trace.mistakes == row.err_count, f"perm {perm}: err_count"
-    assert trace.support_size == row.nSV, f"perm {perm}: nSV"
-    t = np.array(row.ckpt_t.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.checkpoints, t, err_msg=f"perm {perm}: checkpoints")
-    rate = np.array(row.ckpt_mistake_rate.split(";"), dtype=np.float64)
-    np.testing.assert_array_equal(trace.ckpt_mistakes / trace.checkpoints, rate,
-                                  err_msg=f"perm {perm}: checkpoint mistake rates")
-    nsv = np.array(row.ckpt_nSV.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.ckpt_support, nsv, err_msg=f"perm {perm}: checkpoint nSV")
-
-
 @pytest.mark.shared_data
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_reproduces_the_authors_german_runs_exactly(shared_data, reference_runs, setting):
     """20/20 permutations: err_count, nSV and every checkpoint (eta 0.2, k = 0.2 B)."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "german.mat")
-    rows = _rows(reference_runs, "german", setting)
+    X, y, perms = authors.load(shared_data, "german")
+    rows = authors.rows(reference_runs, "binary", "german", "NOGD", setting)
     assert len(rows) == 20
     for row in rows.itertuples():
         trace = NOGD(**SETTINGS[setting], rho_n=0.2, eta=0.2).run(X, y, perms[row.perm - 1])
-        _assert_same_run(trace, row)
+        authors.assert_same_binary_run(trace, row)
 
 
 @pytest.mark.shared_data
@@ -213,8 +194,8 @@ def test_spambase_matches_the_authors_in_distribution(shared_data, reference_run
     kernel values of exactly 0/1 make weights outside the top-k eigenspace +-1e-17 noise).
     At the time of writing 0/20 (paper) and 7/20 (script) permutations match exactly; the
     20-run mean is compared within 3 reference std."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "spambase.mat")
-    rows = _rows(reference_runs, "spambase", setting)
+    X, y, perms = authors.load(shared_data, "spambase")
+    rows = authors.rows(reference_runs, "binary", "spambase", "NOGD", setting)
     with np.errstate(all="ignore"):
         ours = np.array([NOGD(**SETTINGS[setting]).run(X, y, perms[p - 1]).mistakes for p in rows.perm])
     theirs = rows.err_count.to_numpy()

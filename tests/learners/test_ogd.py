@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import load_authors_mat
 from lsokl.learners.ogd import KernelOGD
+from reference_impl import authors_runs as authors
 from reference_impl import ogd as reference
 
 # sigma such that kappa(0, 1) = exp(-1 / (2 sigma^2)) = 1/2 for 1-d points at distance 1.
 HALF_SIGMA = 1.0 / math.sqrt(2.0 * math.log(2.0))
-SETTINGS = {"paper": {"sigma": 8.0}, "script": {"sigma": 64.0}}
+SETTINGS = authors.BINARY_SETTINGS
 
 
 def test_update_rule_by_hand():
@@ -84,32 +84,13 @@ def test_invalid_parameters_are_named(bad):
 
 
 # ----------------------------------------------------------------------------- authors' runs
-def _rows(reference_runs, dataset, setting, algorithm):
-    df = reference_runs["binary"]
-    rows = df[(df.dataset == dataset) & (df.setting == setting) & (df.algorithm == algorithm)]
-    return rows.sort_values("perm")
-
-
-def _assert_same_run(trace, row):
-    perm = int(row.perm)
-    assert trace.mistakes == row.err_count, f"perm {perm}: err_count"
-    assert trace.support_size == row.nSV, f"perm {perm}: nSV"
-    t = np.array(row.ckpt_t.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.checkpoints, t, err_msg=f"perm {perm}: checkpoints")
-    rate = np.array(row.ckpt_mistake_rate.split(";"), dtype=np.float64)
-    np.testing.assert_array_equal(trace.ckpt_mistakes / trace.checkpoints, rate,
-                                  err_msg=f"perm {perm}: checkpoint mistake rates")
-    nsv = np.array(row.ckpt_nSV.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.ckpt_support, nsv, err_msg=f"perm {perm}: checkpoint nSV")
-
-
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["german", "spambase"])
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_reproduces_the_authors_runs_exactly(shared_data, reference_runs, dataset, setting):
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / f"{dataset}.mat")
-    rows = _rows(reference_runs, dataset, setting, "OGD")
+    X, y, perms = authors.load(shared_data, dataset)
+    rows = authors.rows(reference_runs, "binary", dataset, "OGD", setting)
     assert len(rows) == 20
     for row in rows.itertuples():
         trace = KernelOGD(sigma=SETTINGS[setting]["sigma"], eta=0.2).run(X, y, perms[row.perm - 1])
-        _assert_same_run(trace, row)
+        authors.assert_same_binary_run(trace, row)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import load_authors_mat
 from lsokl.learners.perceptron import KernelPerceptron
 from lsokl.learners.projectron import Projectron, ProjectronPP
+from reference_impl import authors_runs as authors
 from reference_impl import projectron as reference
 
-SETTINGS = {"paper": {"sigma": 8.0, "budget": 100}, "script": {"sigma": 64.0, "budget": 50}}
+SETTINGS = authors.BINARY_SETTINGS
 CLASSES = {"Projectron": Projectron, "Projectron++": ProjectronPP}
 
 
@@ -151,36 +151,17 @@ def test_invalid_parameters_are_named(cls, bad):
 
 
 # ----------------------------------------------------------------------------- authors' runs
-def _rows(reference_runs, dataset, setting, algorithm):
-    df = reference_runs["binary"]
-    rows = df[(df.dataset == dataset) & (df.setting == setting) & (df.algorithm == algorithm)]
-    return rows.sort_values("perm")
-
-
-def _assert_same_run(trace, row):
-    perm = int(row.perm)
-    assert trace.mistakes == row.err_count, f"perm {perm}: err_count"
-    assert trace.support_size == row.nSV, f"perm {perm}: nSV"
-    t = np.array(row.ckpt_t.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.checkpoints, t, err_msg=f"perm {perm}: checkpoints")
-    rate = np.array(row.ckpt_mistake_rate.split(";"), dtype=np.float64)
-    np.testing.assert_array_equal(trace.ckpt_mistakes / trace.checkpoints, rate,
-                                  err_msg=f"perm {perm}: checkpoint mistake rates")
-    nsv = np.array(row.ckpt_nSV.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.ckpt_support, nsv, err_msg=f"perm {perm}: checkpoint nSV")
-
-
 @pytest.mark.shared_data
 @pytest.mark.parametrize("algorithm", ["Projectron", "Projectron++"])
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_reproduces_the_authors_german_runs_exactly(shared_data, reference_runs, algorithm, setting):
     """20/20 permutations, err_count, nSV and every checkpoint, both settings."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "german.mat")
-    rows = _rows(reference_runs, "german", setting, algorithm)
+    X, y, perms = authors.load(shared_data, "german")
+    rows = authors.rows(reference_runs, "binary", "german", algorithm, setting)
     assert len(rows) == 20
     for row in rows.itertuples():
         trace = CLASSES[algorithm](**SETTINGS[setting]).run(X, y, perms[row.perm - 1])
-        _assert_same_run(trace, row)
+        authors.assert_same_binary_run(trace, row)
 
 
 @pytest.mark.shared_data
@@ -190,8 +171,8 @@ def test_spambase_matches_the_authors_in_distribution(shared_data, reference_run
     """spambase is fragile (raw data: exact kernel ties, README "robust/fragile"); at the time of
     writing 16-19 of 20 permutations match exactly, the others differ by 6-48 mistakes. Compare
     the mean over 20 permutations within 3 reference std."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / "spambase.mat")
-    rows = _rows(reference_runs, "spambase", setting, algorithm)
+    X, y, perms = authors.load(shared_data, "spambase")
+    rows = authors.rows(reference_runs, "binary", "spambase", algorithm, setting)
     with np.errstate(all="ignore"):  # the faithful residual division is exercised here
         ours = np.array([CLASSES[algorithm](**SETTINGS[setting]).run(X, y, perms[p - 1]).mistakes
                          for p in rows.perm])

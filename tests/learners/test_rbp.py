@@ -4,18 +4,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import load_authors_mat
 from lsokl.learners.perceptron import KernelPerceptron
 from lsokl.learners.randomness import ReplaySource
 from lsokl.learners.rbp import RBP
+from reference_impl import authors_runs as authors
 from reference_impl import rbp as reference
+from reference_impl.tasks_common import octave_draws
 
 HALF_SIGMA = 1.0 / math.sqrt(2.0 * math.log(2.0))  # kappa at distance 1 = 1/2, distance 2 = 1/16
-SETTINGS = {"paper": {"sigma": 8.0, "budget": 100}, "script": {"sigma": 64.0, "budget": 50}}
+SETTINGS = authors.BINARY_SETTINGS
 
 
 def test_removal_by_hand():
@@ -103,41 +103,18 @@ def test_invalid_parameters_are_named(bad):
 
 
 # ----------------------------------------------------------------------------- authors' runs
-def _rows(reference_runs, dataset, setting, algorithm):
-    df = reference_runs["binary"]
-    rows = df[(df.dataset == dataset) & (df.setting == setting) & (df.algorithm == algorithm)]
-    return rows.sort_values("perm")
-
-
-def _octave_draws(shared_data, budget, seed):
-    streams = pd.read_csv(shared_data / "reference-runs" / "rng-streams" / "randperm_first_streams.csv")
-    row = streams[(streams.B == budget) & (streams.seed == seed)].iloc[0]
-    return np.array(row.draws.split(";"), dtype=np.int64)  # 1-based, as Octave drew them
-
-
-def _assert_same_run(trace, row):
-    perm = int(row.perm)
-    assert trace.mistakes == row.err_count, f"perm {perm}: err_count"
-    assert trace.support_size == row.nSV, f"perm {perm}: nSV"
-    rate = np.array(row.ckpt_mistake_rate.split(";"), dtype=np.float64)
-    np.testing.assert_array_equal(trace.ckpt_mistakes / trace.checkpoints, rate,
-                                  err_msg=f"perm {perm}: checkpoint mistake rates")
-    nsv = np.array(row.ckpt_nSV.split(";"), dtype=np.int64)
-    np.testing.assert_array_equal(trace.ckpt_support, nsv, err_msg=f"perm {perm}: checkpoint nSV")
-
-
 @pytest.mark.shared_data
 @pytest.mark.parametrize("dataset", ["german", "spambase"])
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_replays_the_authors_runs_exactly(shared_data, reference_runs, dataset, setting):
     """spambase/paper perms 4 and 20 hinge on near-cancelling sums whose sign depends on
     summation order; they match only because f is summed oldest first, as alpha * k_t is."""
-    X, y, perms = load_authors_mat(shared_data / "lsokl-mat" / f"{dataset}.mat")
+    X, y, perms = authors.load(shared_data, dataset)
     cfg = SETTINGS[setting]
-    rows = _rows(reference_runs, dataset, setting, "RBP")
+    rows = authors.rows(reference_runs, "binary", dataset, "RBP", setting)
     assert len(rows) == 20
     for row in rows.itertuples():
-        draws = _octave_draws(shared_data, cfg["budget"], int(row.seed))
+        draws = octave_draws(shared_data, cfg["budget"], int(row.seed))
         source = ReplaySource(positions=draws, budget=cfg["budget"])
         trace = RBP(**cfg).run(X, y, perms[row.perm - 1], random_source=source)
-        _assert_same_run(trace, row)
+        authors.assert_same_binary_run(trace, row, checkpoints=False)

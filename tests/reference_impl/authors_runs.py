@@ -1,10 +1,13 @@
-"""Comparing an lsokl Trace with one row of the authors' multi-class or regression reference runs
-(shared/data/reference-runs/{multiclass,regression}.csv, README there)."""
+"""Comparing an lsokl Trace with one row of the authors' binary, multi-class or regression
+reference runs (shared/data/reference-runs/{binary,multiclass,regression}.csv, README there)."""
 from __future__ import annotations
 
 import numpy as np
 
 from conftest import load_authors_mat
+
+# The binary runs' two settings: the paper's (sigma 8, B 100) and the scripts' (sigma 64, B 50).
+BINARY_SETTINGS = {"paper": {"sigma": 8.0, "budget": 100}, "script": {"sigma": 64.0, "budget": 50}}
 
 # The `mat-eta` setting: eta as stored in each regression .mat file's own options struct.
 MAT_ETA = {"housing": 0.3, "mg": 0.4}
@@ -26,6 +29,23 @@ def load(shared_data, dataset):
 
 def _split(text, dtype):
     return np.array(str(text).split(";"), dtype=dtype)
+
+
+def assert_same_binary_run(trace, row, *, checkpoints=True, support_label="nSV"):
+    """err_count, nSV, every checkpoint's mistake rate and nSV exactly; with ``checkpoints``,
+    the checkpoint steps too. ``support_label`` names nSV in the messages (FOGD's is its
+    update count)."""
+    perm = int(row.perm)
+    assert trace.mistakes == row.err_count, f"perm {perm}: err_count"
+    assert trace.support_size == row.nSV, f"perm {perm}: {support_label}"
+    if checkpoints:
+        np.testing.assert_array_equal(trace.checkpoints, _split(row.ckpt_t, np.int64),
+                                      err_msg=f"perm {perm}: checkpoints")
+    np.testing.assert_array_equal(trace.ckpt_mistakes / trace.checkpoints,
+                                  _split(row.ckpt_mistake_rate, np.float64),
+                                  err_msg=f"perm {perm}: checkpoint mistake rates")
+    np.testing.assert_array_equal(trace.ckpt_support, _split(row.ckpt_nSV, np.int64),
+                                  err_msg=f"perm {perm}: checkpoint nSV")
 
 
 def assert_same_multiclass_run(trace, row, *, support=True):
