@@ -10,11 +10,11 @@ candidate with the smallest 0.5 ||f_new - f_old||^2 + C l(f_new) wins, the first
 
 Arithmetic order. On the raw spambase file many kernel values are exactly 0 or 1 and the argmin
 over Q_r meets near-ties that rounding decides, so this learner computes its kernel row in the
-order Octave does: ||x||^2 summed feature by feature (``sum(X.*X, 2)``) and every dot product
-accumulated over ascending features (reference BLAS ``dgemv``), then divided by 2 sigma^2. The
-SVs are kept transposed (d x B) so that this fixed order still vectorises across SVs. With it,
-19/20 (sigma 8, B 100) and 20/20 (sigma 64, B 50) of the authors' spambase runs are reproduced
-exactly, against 0/20 and 8/20 with a pairwise norm and a reassociated dot.
+order Octave does: ||x||^2 summed feature by feature (``sum(X.*X, 2)``, ``Stream.sqnorms``) and
+every dot product accumulated over ascending features (reference BLAS ``dgemv``), the shared
+``kernels.kernel_row`` on the column-major SV buffer. With it, 19/20 (sigma 8, B 100) and 20/20
+(sigma 64, B 50) of the authors' spambase runs are reproduced exactly, against 0/20 and 8/20
+with a pairwise norm and a reassociated dot.
 """
 from __future__ import annotations
 
@@ -24,82 +24,21 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA
-from .kernels import JIT, append_slot, sign, store_row
+from .kernels import JIT, append_slot, kernel_row, sign, store_row
 from .params import BUDGET, POSITIVE
 from .support import SupportVectorLearner
 from .tasks import MulticlassTask, class_scores, multiclass_hinge, store_pair, top_two
 
 
 @njit(**JIT)
-def _sequential_sqnorm(xs, i):
-    dense, indptr, indices, values, is_sparse = xs
-    acc = 0.0
-    if is_sparse:
-        for p in range(indptr[i], indptr[i + 1]):
-            acc += values[p] * values[p]
-    else:
-        x = dense[i]
-        for k in range(x.shape[0]):
-            acc += x[k] * x[k]
-    return acc
-
-
-@njit(**JIT)
-def _sequential_kernel_row(xs, i, x_sqn, sv_t, sv_sqn, m, two_sigma2, out):
-    """out[j] = kappa(x_i, sv_j), each dot accumulated over ascending features (Octave's order)."""
-    dense, indptr, indices, values, is_sparse = xs
-    for j in range(m):
-        out[j] = 0.0
-    if is_sparse:  # skipped zeros add exact zeros: same sums as the dense order
-        for p in range(indptr[i], indptr[i + 1]):
-            v = values[p]
-            col = sv_t[indices[p]]
-            for j in range(m):
-                out[j] += v * col[j]
-    else:
-        x = dense[i]
-        for k in range(x.shape[0]):
-            v = x[k]
-            col = sv_t[k]
-            for j in range(m):
-                out[j] += v * col[j]
-    for j in range(m):
-        d2 = x_sqn + sv_sqn[j] - 2.0 * out[j]
-        if d2 < 0.0:
-            d2 = 0.0
-        out[j] = math.exp(-d2 / two_sigma2)
-
-
-@njit(**JIT)
-def _store_transposed(xs, i, sv_t, slot):
-    dense, indptr, indices, values, is_sparse = xs
-    if is_sparse:
-        for k in range(sv_t.shape[0]):
-            sv_t[k, slot] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            sv_t[indices[p], slot] = values[p]
-    else:
-        x = dense[i]
-        for k in range(x.shape[0]):
-            sv_t[k, slot] = x[k]
-
-
-@njit(**JIT)
-def _store(xs, i, x_sqn, sv, sv_t, sv_sqn, slot):
-    """Write x_i into ``slot`` of both layouts (rows for scoring, transposed for the kernel row)."""
-    store_row(xs, i, x_sqn, sv, sv_sqn, slot)
-    _store_transposed(xs, i, sv_t, slot)
-
-
-@njit(**JIT)
-def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, counts,
-          two_sigma2, budget, C, krow):
+def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts,
+          inv2s2, budget, C, krow):
     for t in range(start, stop):
         i = order[t]
         yt = y[i]
         m = size[0]
-        x_sqn = _sequential_sqnorm(xs, i)
-        _sequential_kernel_row(xs, i, x_sqn, sv_t, sv_sqn, m, two_sigma2, krow)
+        x_sqn = sqn[i]
+        kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
         # Slots are never reordered (replacement is in place), so slot order is list order.
         f = 0.0
         for j in range(m):
@@ -115,7 +54,7 @@ def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, co
         if m < budget:
             slot = append_slot(sv_order, m)
             size[0] = m + 1
-            _store(xs, i, x_sqn, sv, sv_t, sv_sqn, slot)
+            store_row(xs, i, x_sqn, sv, sv_sqn, slot)
             alpha[slot] = yt * tau
             continue
         best_q = math.inf
@@ -134,7 +73,7 @@ def _play(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, co
                 best_beta = beta
         if best < 0:  # every candidate NaN: the authors' code would fail here too
             raise FloatingPointError("BPA-S: all removal candidates evaluated to NaN")
-        _store(xs, i, x_sqn, sv, sv_t, sv_sqn, best)
+        store_row(xs, i, x_sqn, sv, sv_sqn, best)
         alpha[best] = best_beta
 
 
@@ -153,12 +92,11 @@ class BPAS(SupportVectorLearner):
 
     def _allocate(self, n_features, capacity, source):
         self._allocate_support(n_features, capacity)
-        self.sv_t_ = np.zeros((n_features, self.sv_.shape[0]))  # sv_ transposed, for the kernel row
 
     def _play(self, stream, y, order, start, stop):
-        _play(stream.xs, y, order, start, stop, self.sv_, self.sv_t_, self.sv_sqn_, self.order_,
-              self.alpha_, self.size_, self.counts_, 2.0 * self.sigma**2, int(self.budget),
-              float(self.C), self.krow_)
+        _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
+              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
+              int(self.budget), float(self.C), self.krow_)
 
 
 @njit(**JIT)
@@ -171,15 +109,15 @@ def _candidate_beta(alpha, r, k_rt, yt, s, tau, beta):
 
 
 @njit(**JIT)
-def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alpha, size, counts,
-                     two_sigma2, budget, C, krow, scores, beta, f_r):
+def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts,
+                     inv2s2, budget, C, krow, scores, beta, f_r):
     n_classes = scores.shape[0]
     for t in range(start, stop):
         i = order[t]
         yt = y[i]
         m = size[0]
-        x_sqn = _sequential_sqnorm(xs, i)
-        _sequential_kernel_row(xs, i, x_sqn, sv_t, sv_sqn, m, two_sigma2, krow)
+        x_sqn = sqn[i]
+        kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
         # V = alpha k_t (dgemv: each class summed over the SVs in slot order, which is list order).
         class_scores(alpha, krow, sv_order, m, scores)
         y_hat, s = top_two(scores, yt)
@@ -194,7 +132,7 @@ def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alph
         if m < budget:
             slot = append_slot(sv_order, m)
             size[0] = m + 1
-            _store(xs, i, x_sqn, sv, sv_t, sv_sqn, slot)
+            store_row(xs, i, x_sqn, sv, sv_sqn, slot)
             store_pair(alpha, slot, yt, s, tau)
             continue
         best_q = math.inf
@@ -222,7 +160,7 @@ def _play_multiclass(xs, y, order, start, stop, sv, sv_t, sv_sqn, sv_order, alph
         if best < 0:  # every candidate NaN: the authors' code would fail here too
             raise FloatingPointError("BPA-S: all removal candidates evaluated to NaN")
         _candidate_beta(alpha, best, krow[best], yt, s, tau, beta)
-        _store(xs, i, x_sqn, sv, sv_t, sv_sqn, best)
+        store_row(xs, i, x_sqn, sv, sv_sqn, best)
         for c in range(n_classes):
             alpha[best, c] = beta[c]
 
@@ -246,7 +184,7 @@ class MulticlassBPAS(MulticlassTask, BPAS):
         self.candidate_scores_ = np.zeros(self.n_classes_)  # scratch: f_r
 
     def _play(self, stream, y, order, start, stop):
-        _play_multiclass(stream.xs, y, order, start, stop, self.sv_, self.sv_t_, self.sv_sqn_,
-                         self.order_, self.alpha_, self.size_, self.counts_,
-                         2.0 * self.sigma**2, int(self.budget), float(self.C), self.krow_,
-                         self.scores_, self.beta_, self.candidate_scores_)
+        _play_multiclass(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
+                         self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
+                         1.0 / (2.0 * self.sigma**2), int(self.budget), float(self.C),
+                         self.krow_, self.scores_, self.beta_, self.candidate_scores_)
