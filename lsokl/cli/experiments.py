@@ -157,6 +157,7 @@ def figure(
     convergence: bool = typer.Option(False, "--convergence", help="also the convergence plots (Figs. 1-2, 5-6)"),
     prefix: str = typer.Option("", "--prefix", help="file name prefix, e.g. fig4-"),
     title: Optional[str] = typer.Option(None, "--title", help="what the sweep shows, for titles and captions"),
+    dpi: int = typer.Option(120, "--dpi", min=20, help="PNG resolution"),
 ) -> None:
     """The paper's figures: parameter sweeps (Fig. 3: rho_f / rho_n, Fig. 4: budget) and convergence
     curves (Figs. 1-2, 5-6), as PNG and SVG with a caption line."""
@@ -165,7 +166,8 @@ def figure(
     if not sweep and not convergence:
         _fail(LsoklError("nothing to draw: give --sweep PARAM and/or --convergence"))
     try:
-        files = make_figures(results, out, sweep=sweep, convergence=convergence, prefix=prefix, title=title)
+        files = make_figures(results, out, sweep=sweep, convergence=convergence, prefix=prefix, title=title,
+                             dpi=dpi)
     except LsoklError as exc:
         _fail(exc)
     if not files:

@@ -91,7 +91,7 @@ def _display(label: str, learner: str) -> str:
 
 
 def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: str = "",
-                  title: str | None = None) -> list[Path]:
+                  title: str | None = None, dpi: int = 120) -> list[Path]:
     """For each dataset, one figure with two panels against ``param``: the metric (mistake rate %
     or squared loss) and log10 of the mean time per pass; one line per algorithm that sweeps
     ``param``. Writes ``<prefix><param>-<dataset>.png|svg`` under ``out``; returns the files."""
@@ -140,7 +140,7 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
         stem = _stem(f"{prefix}{param}-{ds}")
         for ext in ("png", "svg"):
             path = out / f"{stem}.{ext}"
-            fig.savefig(path, dpi=120)
+            fig.savefig(path, dpi=dpi)
             written.append(path)
         plt.close(fig)
     table.drop(columns=["learner"]).assign(param=param).to_csv(out / _stem(f"{prefix}{param}.csv"),
@@ -149,13 +149,13 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
     return written
 
 
-def convergence_figures(frame: pd.DataFrame, out: str | Path) -> list[Path]:
+def convergence_figures(frame: pd.DataFrame, out: str | Path, *, dpi: int = 120) -> list[Path]:
     """Figs. 1-2 / 5-6: the convergence plots of :mod:`lsokl.report.plots` (mistake rate % or
     average squared loss, and log10 time, against the number of samples)."""
     from .aggregate import aggregate
     from .plots import convergence_plots
 
-    return convergence_plots(frame, aggregate(frame), Path(out))
+    return convergence_plots(frame, aggregate(frame), Path(out), dpi=dpi)
 
 
 def load_frame(results: str | Path) -> pd.DataFrame:
@@ -170,14 +170,15 @@ def load_frame(results: str | Path) -> pd.DataFrame:
 
 
 def make_figures(results: str | Path, out: str | Path | None = None, *, sweep: list[str] = (),
-                 convergence: bool = False, prefix: str = "", title: str | None = None) -> list[Path]:
+                 convergence: bool = False, prefix: str = "", title: str | None = None,
+                 dpi: int = 120) -> list[Path]:
     """The figures of one results folder: a sweep figure per ``sweep`` parameter and/or the
     convergence figures. Default ``out``: ``<results>/figures``."""
     frame = load_frame(results)
     out = Path(out) if out else Path(results) / "figures"
     files: list[Path] = []
     for param in sweep:
-        files += sweep_figures(frame, param, out, prefix=prefix, title=title)
+        files += sweep_figures(frame, param, out, prefix=prefix, title=title, dpi=dpi)
     if convergence:
-        files += convergence_figures(frame, out / "convergence")
+        files += convergence_figures(frame, out / "convergence", dpi=dpi)
     return files

@@ -65,7 +65,7 @@ def _shared_params(part: pd.DataFrame) -> dict:
     return out
 
 
-def convergence_plots(frame: pd.DataFrame, agg: pd.DataFrame, out: Path) -> list[Path]:
+def convergence_plots(frame: pd.DataFrame, agg: pd.DataFrame, out: Path, dpi: int = 120) -> list[Path]:
     """One PNG and one SVG per dataset under ``out``; returns the files written."""
     import matplotlib
 
@@ -102,7 +102,7 @@ def convergence_plots(frame: pd.DataFrame, agg: pd.DataFrame, out: Path) -> list
         stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in ds)
         for ext in ("png", "svg"):
             path = out / f"{stem}.{ext}"
-            fig.savefig(path, dpi=120)
+            fig.savefig(path, dpi=dpi)
             written.append(path)
         plt.close(fig)
     return written
