@@ -16,11 +16,11 @@ import math
 from numba import njit
 
 from .base import SEED, SIGMA
-from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
+from .kernels import JIT, append_slot, evict_and_reuse, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
 from .randomness import PositionBuffer
 from .support import SupportVectorLearner
-from .tasks import OLDEST_REMOVAL, MulticlassTask, RegressionTask
+from .tasks import OLDEST_REMOVAL, MulticlassTask, RegressionTask, observe_binary
 
 
 @njit(**JIT)
@@ -34,14 +34,8 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
         i = order[t]
         yt = y[i]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        # Summed oldest first, as the authors' alpha * k_t.
-        f = 0.0
-        for p in range(m):
-            f += alpha[sv_order[p]] * krow[sv_order[p]]
-        counts[0] += 1
-        if sign(f) != yt:
-            counts[1] += 1
+        # f summed oldest first, as the authors' alpha * k_t.
+        f, _ = observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts)
         if yt * f > 1.0:
             for j in range(m):
                 alpha[j] = decay * alpha[j]

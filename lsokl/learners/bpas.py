@@ -24,10 +24,11 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA
-from .kernels import JIT, append_slot, kernel_row, sign, store_row
+from .kernels import JIT, append_slot, kernel_row, store_row
 from .params import BUDGET, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import MulticlassTask, class_scores, multiclass_hinge, store_pair, top_two
+from .tasks import (MulticlassTask, class_scores, multiclass_hinge, observe_binary, store_pair,
+                    top_two)
 
 
 @njit(**JIT)
@@ -38,15 +39,9 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
         yt = y[i]
         m = size[0]
         x_sqn = sqn[i]
-        kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
         # Slots are never reordered (replacement is in place), so slot order is list order.
-        f = 0.0
-        for j in range(m):
-            f += alpha[j] * krow[j]
+        f, _ = observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts)
         loss = max(0.0, 1.0 - yt * f)
-        counts[0] += 1
-        if sign(f) != yt:
-            counts[1] += 1
         if not (loss > 0.0):
             continue
         counts[2] += 1

@@ -26,13 +26,12 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA, VARIANT
-from .kernels import (JIT, append_slot, evict_and_reuse, kernel_between_slots, kernel_row, sign,
-                      store_row)
+from .kernels import JIT, append_slot, evict_and_reuse, kernel_between_slots, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import (MulticlassTask, RegressionTask, observe_multiclass, observe_regression,
-                    predict_oldest_first, regression_coefficient, scale_coefficients,
-                    scale_columns, store_pair)
+from .tasks import (MulticlassTask, RegressionTask, observe_binary, observe_multiclass,
+                    observe_regression, predict_oldest_first, regression_coefficient,
+                    scale_coefficients, scale_columns, store_pair)
 
 PHI_FLOOR = 1e-12
 FAITHFUL, CORRECTED = 0, 1
@@ -99,14 +98,8 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, labels, s
         i = order[t]
         yt = y[i]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        # Summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
-        f = 0.0
-        for p in range(m):
-            f += alpha[sv_order[p]] * krow[sv_order[p]]
-        counts[0] += 1
-        if sign(f) != yt:
-            counts[1] += 1
+        # f summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
+        f, _ = observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts)
         if yt * f > 0.0:
             continue
         counts[2] += 1

@@ -32,10 +32,11 @@ from numba import njit
 from .base import SIGMA, VARIANT, round_half_up
 from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
                        regression_linear_step)
-from .kernels import JIT, append_slot, gaussian_gram, kernel_row, store_row
+from .kernels import JIT, append_slot, gaussian_gram, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
 from .support import SupportVectorLearner
-from .tasks import multiclass_hinge, observe_multiclass, observe_regression, store_pair
+from .tasks import (multiclass_hinge, observe_binary, observe_multiclass, observe_regression,
+                    store_pair)
 
 EIGEN_FLOOR = 1e-12
 
@@ -59,14 +60,8 @@ def _play_kernel(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, si
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        f = 0.0
-        for j in range(m):
-            f += alpha[j] * krow[j]
         yi = y[i]
-        counts[0] += 1
-        if (1.0 if f >= 0.0 else -1.0) != yi:
-            counts[1] += 1
+        f, _ = observe_binary(xs, sqn, i, yi, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts)
         if yi * f < 1.0:
             if m < budget:
                 alpha[_append(xs, sqn, i, sv, sv_sqn, sv_order, size, counts)] = eta * yi

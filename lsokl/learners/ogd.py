@@ -10,10 +10,10 @@ from __future__ import annotations
 from numba import njit
 
 from .base import SIGMA
-from .kernels import JIT, append_slot, kernel_row, sign, store_row
+from .kernels import JIT, append_slot, store_row
 from .params import NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import MulticlassTask, RegressionTask
+from .tasks import MulticlassTask, RegressionTask, observe_binary
 
 
 @njit(**JIT)
@@ -22,13 +22,8 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        f = 0.0
-        for j in range(m):
-            f += alpha[j] * krow[j]
-        counts[0] += 1
-        if sign(f) != y[i]:
-            counts[1] += 1
+        f, _ = observe_binary(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2, krow,
+                              counts)
         if y[i] * f < 1.0:
             counts[2] += 1
             slot = append_slot(sv_order, m)

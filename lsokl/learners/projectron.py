@@ -39,11 +39,11 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA, VARIANT
-from .kernels import JIT, append_slot, kernel_row, sign, store_row
+from .kernels import JIT, append_slot, kernel_row, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import (multiclass_hinge, observe_multiclass, observe_regression,
-                    predict_oldest_first, store_pair)
+from .tasks import (multiclass_hinge, observe_binary, observe_multiclass, observe_regression,
+                    store_pair)
 
 RESIDUAL_FLOOR = 1e-10
 # IEEE division (x/0 -> inf/nan, as MATLAB) instead of numba's default ZeroDivisionError: the
@@ -125,13 +125,9 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
                                                 inv2s2, krow, eps, counts, sq_loss)
             lab = eta if delta > 0.0 else -eta
         else:
-            kernel_row(xs, i, x_sqn, sv, sv_sqn, m, inv2s2, krow)
-            f = predict_oldest_first(alpha, krow, sv_order, m)
             lab = y[i]
-            mistake = sign(f) != lab
-            counts[0] += 1
-            if mistake:
-                counts[1] += 1
+            f, mistake = observe_binary(xs, sqn, i, lab, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                        krow, counts)
         if mistake:
             counts[2] += 1
             if m == 0:

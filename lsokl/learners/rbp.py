@@ -12,11 +12,11 @@ from __future__ import annotations
 from numba import njit
 
 from .base import SEED, SIGMA
-from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
+from .kernels import JIT, append_slot, evict_and_reuse, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .randomness import PositionBuffer
 from .support import SupportVectorLearner
-from .tasks import RANDOM_REMOVAL, MulticlassTask, RegressionTask
+from .tasks import RANDOM_REMOVAL, MulticlassTask, RegressionTask, observe_binary
 
 
 @njit(**JIT)
@@ -25,14 +25,10 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
     for t in range(start, stop):
         i = order[t]
         m = size[0]
-        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
-        # Summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
-        f = 0.0
-        for p in range(m):
-            f += alpha[sv_order[p]] * krow[sv_order[p]]
-        counts[0] += 1
-        if sign(f) != y[i]:
-            counts[1] += 1
+        # f summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
+        _, mistake = observe_binary(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                    krow, counts)
+        if mistake:
             counts[2] += 1
             if m < budget:
                 slot = append_slot(sv_order, m)

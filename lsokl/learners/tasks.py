@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, store_row
+from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
 
 # How a full budget makes room (spec 2.3/3 RBP: uniform; 2.8/3 BOGD: oldest).
 NO_REMOVAL, RANDOM_REMOVAL, OLDEST_REMOVAL = 0, 1, 2
@@ -42,6 +42,21 @@ def predict_oldest_first(alpha, krow, sv_order, m):
         j = sv_order[p]
         f += alpha[j] * krow[j]
     return f
+
+
+@njit(**JIT)
+def observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts):
+    """Test-then-train, first half, binary: kernel row (left in ``krow``), f summed oldest first;
+    counts the step and a sign mistake (sign(0) = +1). Returns (f, mistake). Learners whose slot
+    order is their age order (no removal, or replacement in place) sum the same terms in the
+    same order as a plain slot loop."""
+    kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
+    f = predict_oldest_first(alpha, krow, sv_order, m)
+    counts[0] += 1
+    mistake = sign(f) != yt
+    if mistake:
+        counts[1] += 1
+    return f, mistake
 
 
 @njit(**JIT)
