@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import JIT
+from .kernels import JIT, dot  # dot: the reassociated dense dot (kernels.FAST_DOT)
 from .tasks import multiclass_hinge, regression_event, top_two
 
 # Contraction only: FMA keeps the reduction exact-ish; reassociation would destroy the
@@ -88,14 +88,6 @@ def fourier_from_projections(P, Z):
     D = P.shape[1]
     for r in range(P.shape[0]):
         sincos(P[r], Z[r, :D], Z[r, D:])
-
-
-@njit(**REDUCE_JIT)
-def dot(a, b):
-    acc = 0.0
-    for k in range(a.shape[0]):
-        acc += a[k] * b[k]
-    return acc
 
 
 @njit(**REDUCE_JIT)
