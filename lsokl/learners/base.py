@@ -145,7 +145,9 @@ class OnlineLearner(BaseEstimator):
         y = np.asarray(y)
         self._check_task_labels(y)
         n = stream.n_samples
-        order = np.arange(n, dtype=np.int64) if order is None else np.ascontiguousarray(order, dtype=np.int64)
+        # A private writable copy: a row of a read-only memory-mapped permutation matrix would be
+        # a different numba type (readonly array) and trigger a compilation inside the timing.
+        order = np.arange(n, dtype=np.int64) if order is None else np.require(order, np.int64, ["C", "W", "O"])
         if order.ndim != 1 or (order.size and (order.min() < 0 or order.max() >= n)):
             raise ValueError("order must be a 1-d array of row indices of X")
         if len(y) != n:
