@@ -45,7 +45,7 @@ def caption(ds: str, part: pd.DataFrame) -> str:
     shared = _shared_params(part)
     bits = [f"{ds}: n={int(first['n_samples'])}, d={int(first['n_features'])}",
             f"{n_perm} permutation{'s' if n_perm != 1 else ''} (seed {first['seed']})",
-            f"scale={first['scale'] or 'as stored'}"]
+            f"scale={first['scale'] if isinstance(first['scale'], str) else 'as stored'}"]
     if pd.notna(first["max_samples"]):
         bits.append(f"max_samples={int(first['max_samples'])}")
     if shared:
