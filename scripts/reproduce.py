@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     # report even when some cells failed: the table shows which
     report = [*lsokl, "report", str(results), "--paper", paper, "--compact"]
     rcode = subprocess.call(report)
+    table = results / "report" / "table.md"
+    if table.exists():  # the headline file: results/<table>/<table>.md
+        (results / f"{args.table}.md").write_text(table.read_text())
     return code or rcode
 
 
