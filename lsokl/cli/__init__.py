@@ -11,6 +11,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts use literal [brackets] (defaults, fogd[eta=0.002])
 )
 
 

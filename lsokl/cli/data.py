@@ -39,7 +39,7 @@ def fetch(
     The cache folder is $LSOKL_DATA_DIR (default: the platform's user cache folder). Already cached datasets are
     not downloaded again. Run this before `lsokl run`: workers only read the cache.
 
-    Examples: `lsokl fetch a9a w7a`, `lsokl fetch --all --mirror /work/shared/data`.
+    Examples: `lsokl fetch a9a w7a`, `lsokl fetch --all --mirror ../shared/data`.
     """
     from ..data import registry
     from ..data.fetch import fetch as do_fetch
