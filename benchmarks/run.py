@@ -85,17 +85,26 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--algorithms", default=",".join(LEARNERS + BASELINES))
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the measurements already in --out's JSON sidecar; replace only those taken now")
     args = ap.parse_args()
     datasets = args.datasets.split(",")
     algorithms = args.algorithms.split(",")
 
+    sidecar = Path(args.out).with_suffix(".json")
     results: dict[tuple[str, str], dict] = {}
+    if args.merge and sidecar.exists():
+        results = {(r["dataset"], r["algorithm"]): r for r in json.loads(sidecar.read_text())}
+        datasets = list(dict.fromkeys(DATASETS + datasets))
+        algorithms = list(dict.fromkeys(LEARNERS + BASELINES + algorithms))
     for ds in datasets:
         for alg in algorithms:
             if alg in ("perceptron", "ogd") and ds not in UNBUDGETED_ON:
                 continue
             if alg.startswith("sk-") and ds == "covtype-shaped":
                 continue  # the strict-online baseline is timed on a prefix: one dataset shape is enough
+            if args.merge and not (ds in args.datasets.split(",") and alg in args.algorithms.split(",")):
+                continue
             print(f"measuring {ds} / {alg} ...", flush=True)
             r = measure(ds, alg, args.repeats)
             if r:
@@ -142,6 +151,7 @@ def main() -> None:
                 lines.append(f"* {ds}: {alg} at {fmt_rate(r['samples_per_s'])} samples/s is below the "
                              f"target of {fmt_rate(target)}.")
     Path(args.out).write_text("\n".join(lines) + "\n")
+    sidecar.write_text(json.dumps(list(results.values()), indent=1))
     print(f"wrote {args.out}")
 
 
