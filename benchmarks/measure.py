@@ -51,27 +51,20 @@ def paper_params(name: str) -> dict:
     return {k: v for k, v in params.items() if k in names}
 
 
-def warm_up(name: str) -> None:
-    """Compile (or load from numba's cache) on a tiny stream, dense and sparse, before timing."""
-    import scipy.sparse as sp
-
+def warm_up(name: str, X, y, order) -> None:
+    """Compile (or load from numba's disk cache) on a prefix of the very stream to be timed: the
+    same array types (a read-only memory map is a different numba type from a fresh array), and
+    long enough to fill the budget twice, so removals and NOGD's switch are loaded too."""
     from lsokl.learners import create
 
-    rng = np.random.default_rng(1)
-    X = rng.standard_normal((300, 5))
-    y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    params = paper_params(name)
-    if "budget" in params:  # small, so removals and NOGD's switch are compiled too
-        params["budget"] = 10
-    for Xw in (X, sp.csr_matrix(X)):
-        create(name, "binary", **params).run(Xw, y)
+    create(name, "binary", **paper_params(name)).run(X, y, order[: 4 * BUDGET])
 
 
 def lsokl_rate(dataset: str, name: str) -> dict:
     from lsokl.learners import create
 
-    warm_up(name)
     X, y, order = load_stream(dataset)
+    warm_up(name, X, y, order)
     before = rss_mb()
     learner = create(name, "binary", **paper_params(name))
     trace = learner.run(X, y, order)
