@@ -41,16 +41,17 @@ import yaml
 from .errors import ConfigError, UnknownNameError, closest
 
 TASKS = ("binary", "multiclass", "regression")
-SCALES = ("none", "minmax", "minmax_pm1", "standard")
+SCALES = ("none", "minmax", "minmax_pm1", "standard", "zscore")
+SCALE_ALIASES = {"zscore": "standard"}
 PERMUTATION_SOURCES = ("seed", "authors")
 BUDGET_PARAM = "budget"
 
 TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_source",
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
-            "datasets", "algorithms")
+            "datasets", "algorithms", "protocol", "epochs", "test_fraction")
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
-                "budgets", "defaults", "algorithms", "exclude")
+                "budgets", "defaults", "algorithms", "exclude", "test_fraction")
 LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
 
 
@@ -79,6 +80,7 @@ class DatasetSpec:
     permutations: int
     permutation_source: str
     split: str | None = None  # train / test / all (the data layer's default when None)
+    test_fraction: float | None = None  # holdout protocol: test rows cut from the train split
 
     def load_options(self) -> dict:
         """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
@@ -107,6 +109,8 @@ class Cell:
     n_checkpoints: int | None
     timeout: float | None
     split: str | None = None
+    protocol: str = "online"
+    protocol_options: tuple = ()  # sorted (key, value) pairs of the protocol's config keys
 
     @property
     def param_dict(self) -> dict:
@@ -118,14 +122,18 @@ class Cell:
         return f"{self.algorithm}[{inner}]" if inner else self.algorithm
 
     def spec(self, dataset_sha256: str | None, version: str) -> dict:
-        """Everything that determines the result; its hash is the cell key."""
-        return {
+        """Everything that determines the result; its hash is the cell key. Online cells keep
+        the keys they had before protocols existed, so earlier results still resume."""
+        spec = {
             "dataset": self.dataset, "dataset_sha256": dataset_sha256, "task": self.task,
             "learner": self.learner, "params": self.param_dict, "lsokl_version": version,
             "permutation": self.permutation, "permutation_source": self.permutation_source,
             "seed": self.seed, "max_samples": self.max_samples, "scale": self.scale,
             "split": self.split, "n_checkpoints": self.n_checkpoints,
         }
+        if self.protocol != "online":
+            spec.update(protocol=self.protocol, **dict(self.protocol_options))
+        return spec
 
 
 @dataclass
@@ -138,6 +146,8 @@ class Experiment:
     cells: list[Cell]
     raw: dict = field(repr=False)
     warnings: list[str] = field(default_factory=list)
+    protocol: str = "online"
+    protocol_options: dict = field(default_factory=dict)  # the top-level values of the protocol's keys
 
     @property
     def config_hash(self) -> str:
@@ -382,6 +392,7 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
     checkpoints = v.int_("checkpoints", top.get("checkpoints"), low=1, allow_none=True)
     max_samples = v.int_("max_samples", top.get("max_samples"), low=1, allow_none=True)
     scale = v.choice("scale", top.get("scale"), SCALES, allow_none=True)
+    protocol_name, protocol_options = _protocol(v, top)
     timeout = v.num("timeout", top.get("timeout"), allow_none=True)
     defaults = dict(v.mapping("defaults", top.get("defaults")))
     if "budgets" in top:
@@ -408,7 +419,12 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
         algorithms[label] = (lname, cls, entry, {k: _join(key, k) for k in entry})
 
     warnings: list[str] = []
+    from .runner import protocols
+
+    check = getattr(protocols.get(protocol_name), "check_learner", None)
     for label, (lname, cls, _, _) in algorithms.items():
+        if cls is not None and check is not None and (why := check(cls)):
+            v.fail(_join("algorithms", label), f"{lname} cannot run under `protocol: {protocol_name}`: {why}")
         if cls is None:
             warnings.append(f"algorithm {label!r} ({lname}) is registered but not importable yet; "
                             "its cells will be recorded as failed")
@@ -440,9 +456,18 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
         entry = v.mapping(dkey, entry, DATASET_KEYS)
         dtask = v.choice(_join(dkey, "task"), entry.get("task", registered_task or task), TASKS)
         split = v.choice(_join(dkey, "split"), entry.get("split"), SPLITS, allow_none=True)
+        dscale = v.choice(_join(dkey, "scale"), entry.get("scale", scale), SCALES, allow_none=True)
+        fraction = protocol_options.get("test_fraction")
+        if "test_fraction" in entry:
+            if protocol_name != "holdout":
+                v.fail(_join(dkey, "test_fraction"), "only means something with `protocol: holdout`")
+            fraction = _fraction(v, _join(dkey, "test_fraction"), entry["test_fraction"])
+        if protocol_name == "holdout" and fraction is None and not _has_test_split(dname):
+            v.fail(dkey, f"dataset {dname!r} has no test split, so `protocol: holdout` needs "
+                         f"`test_fraction` (e.g. 0.2) for it (under {dkey} or at the top)")
         spec = DatasetSpec(
-            name=dname, task=dtask, split=split,
-            scale=v.choice(_join(dkey, "scale"), entry.get("scale", scale), SCALES, allow_none=True),
+            name=dname, task=dtask, split=split, test_fraction=fraction,
+            scale=SCALE_ALIASES.get(dscale, dscale),
             max_samples=v.int_(_join(dkey, "max_samples"), entry.get("max_samples", max_samples),
                                low=1, allow_none=True),
             permutations=v.int_(_join(dkey, "permutations"), entry.get("permutations", perms), low=1),
@@ -503,10 +528,52 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
                         params=tuple(sorted(params.items())), permutation=p, seed=seed,
                         permutation_source=spec.permutation_source,
                         max_samples=spec.max_samples, scale=spec.scale,
-                        n_checkpoints=checkpoints, timeout=timeout, split=spec.split))
+                        n_checkpoints=checkpoints, timeout=timeout, split=spec.split,
+                        protocol=protocol_name,
+                        protocol_options=_cell_options(protocol_options, spec)))
     return Experiment(path=source, name=name, seed=seed, datasets=datasets,
                       algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
-                      warnings=warnings)
+                      warnings=warnings, protocol=protocol_name, protocol_options=protocol_options)
+
+
+def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
+    """The protocol's name and its top-level options (validated); see lsokl.runner.protocols."""
+    from .runner import protocols
+
+    name = v.choice("protocol", top.get("protocol", protocols.DEFAULT), tuple(protocols.PROTOCOLS))
+    allowed = getattr(protocols.get(name), "OPTIONS", {})
+    options = {}
+    for key in ("epochs", "test_fraction"):
+        if key in top and key not in allowed:
+            v.fail(key, f"only means something with a protocol that reads it (not `protocol: {name}`)")
+    if "epochs" in allowed:
+        options["epochs"] = v.int_("epochs", top.get("epochs", allowed["epochs"]), low=1)
+    if "test_fraction" in allowed and top.get("test_fraction") is not None:
+        options["test_fraction"] = _fraction(v, "test_fraction", top["test_fraction"])
+    return name, options
+
+
+def _fraction(v: _Validator, key: str, value) -> float:
+    if not _is_num(value) or not 0 < value < 1:
+        v.expected(key, "a number strictly between 0 and 1", value)
+    return float(value)
+
+
+def _has_test_split(name: str) -> bool:
+    try:
+        from .runner.protocols.holdout import has_test_split
+
+        return has_test_split(name)
+    except Exception:  # the data registry cannot tell: the run will check when it loads
+        return True
+
+
+def _cell_options(options: dict, spec: DatasetSpec) -> tuple:
+    """The protocol options that enter a cell's spec (per-dataset values override the top level)."""
+    out = dict(options)
+    if "test_fraction" in out or spec.test_fraction is not None:
+        out["test_fraction"] = spec.test_fraction
+    return tuple(sorted(out.items()))
 
 
 def _hint(name: str, choices) -> str:

@@ -11,6 +11,8 @@ from ..learners.registry import DISPLAY_NAMES, LEARNERS
 
 # The papers' row order: the order of the registry (Perceptron, OGD, RBP, ... FOGD, NOGD).
 ORDER = list(dict.fromkeys(n for (_, n) in LEARNERS))
+# The holdout protocol's metrics (lsokl.runner.protocols.holdout); online metrics keep the defaults.
+UNITS = {"test_accuracy": "test accuracy %", "test_rmse": "test RMSE"}
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
@@ -71,7 +73,7 @@ def aggregate(frame: pd.DataFrame) -> pd.DataFrame:
     for (task, ds, label, learner, params), grp in frame.groupby(
             ["task", "dataset", "algorithm", "learner", "params"], sort=False):
         ok = grp[grp["status"] == "ok"]
-        scale = 1.0 if task == "regression" else 100.0
+        scale = 1.0 if task == "regression" or grp["metric"].iloc[0] == "test_rmse" else 100.0
         vals = ok["value"].astype(float).to_numpy() * scale
         p = json.loads(params)
         out.append({
@@ -85,7 +87,8 @@ def aggregate(frame: pd.DataFrame) -> pd.DataFrame:
             "n_diverged": int((grp["status"] == "diverged").sum()),
             "n_timeout": int((grp["status"] == "timeout").sum()),
             "n_samples": int(grp["n_samples"].dropna().max()) if grp["n_samples"].notna().any() else None,
-            "unit": "squared loss" if task == "regression" else "mistake rate %",
+            "unit": UNITS.get(grp["metric"].iloc[0],
+                              "squared loss" if task == "regression" else "mistake rate %"),
         })
     agg = pd.DataFrame(out)
     agg["_order"] = agg["learner"].map(lambda n: ORDER.index(n) if n in ORDER else len(ORDER))

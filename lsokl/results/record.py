@@ -23,9 +23,13 @@ RECORD_KEYS = (
     # what came out
     "metric", "value", "mistakes", "mistake_rate", "squared_loss", "time_s", "support_size",
     "curve", "error",
+    # the protocol (None = online) and its own results (holdout: test accuracy, times, selection)
+    "protocol", "holdout",
     # where and with what
     "versions", "host", "started_at", "finished_at", "wall_s",
 )
+# Added after schema 1 was in use: records written before them stay valid without these keys.
+OPTIONAL_KEYS = ("protocol", "holdout")
 CURVE_KEYS = ("t", "mistakes", "mistake_rate", "support", "time_s", "squared_loss")
 
 
@@ -65,8 +69,11 @@ def _finite_or_none(x):
 def make_record(*, key: str, spec: dict, status: str, config_hash: str, config_name: str,
                 algorithm: str, n_samples: int | None = None, n_features: int | None = None,
                 trace=None, error: dict | None = None, started_at: str | None = None,
-                wall_s: float | None = None) -> dict:
-    """Build a complete record from a cell spec and, when the pass ran, its Trace."""
+                wall_s: float | None = None, fields: dict | None = None) -> dict:
+    """Build a complete record from a cell spec and, when the pass ran, its Trace.
+
+    ``fields``: a protocol's own keys (e.g. holdout's ``metric``, ``value`` and ``holdout``),
+    applied last so they override what the trace implies."""
     if status not in STATUSES:
         raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
     task = spec["task"]
@@ -78,7 +85,7 @@ def make_record(*, key: str, spec: dict, status: str, config_hash: str, config_n
         params=spec["params"], permutation=spec["permutation"],
         permutation_source=spec["permutation_source"], seed=spec["seed"],
         max_samples=spec["max_samples"], scale=spec["scale"], split=spec.get("split"),
-        n_checkpoints=spec["n_checkpoints"],
+        n_checkpoints=spec["n_checkpoints"], protocol=spec.get("protocol"),
         metric=metric_for(task), error=error, versions=versions(), host=host(),
         started_at=started_at, finished_at=now(), wall_s=wall_s,
     )
@@ -100,6 +107,11 @@ def make_record(*, key: str, spec: dict, status: str, config_hash: str, config_n
                 if task == "regression" else None,
             },
         )
+    if fields:
+        unknown = set(fields) - set(RECORD_KEYS)
+        if unknown:
+            raise ValueError(f"protocol fields {sorted(unknown)} are not record keys")
+        rec.update(fields)
     return rec
 
 
@@ -107,14 +119,15 @@ def validate_record(rec) -> list[str]:
     """Problems with a record read from disk (empty list: complete and well-formed)."""
     if not isinstance(rec, dict):
         return ["not a JSON object"]
-    problems = [f"missing key {k!r}" for k in RECORD_KEYS if k not in rec]
+    problems = [f"missing key {k!r}" for k in RECORD_KEYS if k not in rec and k not in OPTIONAL_KEYS]
     if rec.get("status") not in STATUSES:
         problems.append(f"bad status {rec.get('status')!r}")
     if rec.get("status") == "ok":
         if rec.get("value") is None:
             problems.append("status ok but no value")
-        curve = rec.get("curve") or {}
-        problems += [f"curve lacks {k!r}" for k in CURVE_KEYS if k not in curve]
+        if rec.get("protocol") in (None, "online"):  # other protocols may have no online pass
+            curve = rec.get("curve") or {}
+            problems += [f"curve lacks {k!r}" for k in CURVE_KEYS if k not in curve]
     if rec.get("status") == "failed" and not rec.get("error"):
         problems.append("status failed but no error")
     return problems

@@ -135,21 +135,28 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
 
     from ..data.fetch import MissingFileError
 
-    loaded, missing = {}, {}
+    from .protocols import get as get_protocol
+
+    protocol = get_protocol(exp.protocol)
+    loaded, prepared, missing = {}, {}, {}
     for name in dict.fromkeys(c.dataset for c in cells):
+        spec = exp.datasets[name]
         try:
-            ds = load_dataset(exp.datasets[name])
+            # the protocol reads the data (online: the stream; holdout: train and test splits)
+            prep = protocol.load(spec, exp.seed, {**exp.protocol_options,
+                                                  "test_fraction": spec.test_fraction})
         except MissingFileError as exc:
             # a dataset whose files are absent (e.g. not in the offline mirror) is skipped and
             # listed in missing.json, so one absent file does not stop the rest of the grid
             missing[name] = str(exc)
             continue
-        if exp.datasets[name].permutation_source == "authors":
+        ds = prep.train
+        if spec.permutation_source == "authors":
             need = max(c.permutation for c in cells if c.dataset == name) + 1
             if ds.permutations.shape[0] < need:
                 raise DataError(f"dataset {name}: the authors' matrix has {ds.permutations.shape[0]} "
                                 f"permutations, the config asks for {need}")
-        loaded[name] = ds
+        loaded[name], prepared[name] = ds, prep
 
     write_missing(store.root, {n: {"message": m, "cells": sum(c.dataset == n for c in cells)}
                                for n, m in missing.items()})
@@ -181,7 +188,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
                          seed_entropy=entropy, timeout=cell.timeout), cell.dataset))
 
     clear_missing(store.root, loaded)  # a dataset that loads now is no longer missing
-    data = {name: (ds.X, ds.y, ds.permutations) for name, ds in loaded.items()}
+    data = {name: prep.arrays() for name, prep in prepared.items()}
     if progress is not None:
         progress.start(len(work))
     try:

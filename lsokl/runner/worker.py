@@ -1,5 +1,9 @@
 """What runs inside a worker process: one cell in, one complete record out.
 
+The cell's protocol (``lsokl.runner.protocols``: online, holdout, ...) does the work; this module
+holds what every protocol shares: building the learner, its random source, the compile warm-up,
+the divergence check, single-threaded BLAS/numba and the timeout alarm.
+
 Workers never touch the network or the results folder; they receive the data, play the stream
 and return the record, which the main process writes. Everything a cell can raise is caught and
 becomes a ``failed`` record, so one bad cell never stops a grid.
@@ -30,59 +34,57 @@ class Job:
     seed_entropy: tuple  # SeedSequence entropy for the learner's random draws
     timeout: float | None
 
-    def order(self, n: int, permutations) -> np.ndarray:
-        """The stream order, computed where it is used (20 orders of a 5M-row set are 800 MB)."""
+    def order(self, n: int, permutations, epoch: int = 0) -> np.ndarray:
+        """The stream order, computed where it is used (20 orders of a 5M-row set are 800 MB).
+
+        Epoch 0 is the online protocol's order (so protocols see paired streams); later epochs of
+        the holdout protocol draw fresh permutations from the same seed."""
         s = self.spec
-        if s["permutation_source"] == "authors":
+        if epoch == 0 and s["permutation_source"] == "authors":
             return authors_order(permutations, s["permutation"], n)
-        return permutation_order(s["seed"], s["dataset"], s["permutation"], n)
+        name = s["dataset"] if epoch == 0 else f'{s["dataset"]}#epoch{epoch}'
+        return permutation_order(s["seed"], name, s["permutation"], n)
 
 
 class CellTimeout(Exception):
     pass
 
 
-def execute(job: Job, X, y, permutations=None) -> dict:
-    """Run one cell; always return a record (status ok, diverged, timeout or failed)."""
+def execute(job: Job, X, y, permutations=None, X_test=None, y_test=None) -> dict:
+    """Run one cell with its protocol (``job.spec["protocol"]``, default online); always return a
+    record (status ok, diverged, timeout or failed)."""
+    from .protocols import DEFAULT, CellData, Outcome, get
+
     started, t0 = now(), time.perf_counter()
     n_samples, n_features = X.shape[0], X.shape[1]
-    trace, error, status = None, None, "ok"
+    protocol = job.spec.get("protocol", DEFAULT)
     try:
         with _single_threaded():
-            order = job.order(n_samples, permutations)
-            learner = _build(job)
-            _warm_up(job, X, y)
-            with _alarm(job.timeout):
-                trace = learner.run(X, y, order, n_checkpoints=job.spec["n_checkpoints"],
-                                    random_source=_source(job, learner))
-            if job.timeout is not None and trace.elapsed > job.timeout:
-                status = "timeout"  # no alarm available here (e.g. a Dask worker thread)
-            elif _diverged(learner, trace, X):
-                status = "diverged"
+            outcome = get(protocol).run_cell(job, CellData(X, y, permutations, X_test, y_test))
     except CellTimeout:
-        status = "timeout"
-        error = {"type": "CellTimeout", "message": f"exceeded the {job.timeout} s timeout",
-                 "traceback": None}
+        outcome = Outcome(status="timeout", error={
+            "type": "CellTimeout", "message": f"exceeded the {job.timeout} s timeout", "traceback": None})
     except BaseException as exc:  # noqa: BLE001 - a record must say what went wrong, whatever it was
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
-        status, trace = "failed", None
-        error = {"type": type(exc).__name__, "message": str(exc),
-                 "traceback": traceback.format_exc()}
+        outcome = Outcome(status="failed", error={"type": type(exc).__name__, "message": str(exc),
+                                                  "traceback": traceback.format_exc()})
+    keep = outcome.status in ("ok", "diverged")
     return make_record(
-        key=job.key, spec=job.spec, status=status, config_hash=job.config_hash,
+        key=job.key, spec=job.spec, status=outcome.status, config_hash=job.config_hash,
         config_name=job.config_name, algorithm=job.algorithm, n_samples=n_samples,
-        n_features=n_features, trace=trace if status in ("ok", "diverged") else None,
-        error=error, started_at=started, wall_s=time.perf_counter() - t0)
+        n_features=n_features, trace=outcome.trace if keep else None,
+        fields=outcome.fields if keep else None, error=outcome.error, started_at=started,
+        wall_s=time.perf_counter() - t0)
 
 
-def _build(job: Job):
+def build(job: Job, **overrides):
     from ..learners import registry
 
-    return registry.create(job.spec["learner"], job.spec["task"], **job.spec["params"])
+    return registry.create(job.spec["learner"], job.spec["task"], **{**job.spec["params"], **overrides})
 
 
-def _source(job: Job, learner):
+def random_source(job: Job, learner):
     """The learner's random draws come from the cell's seed unless the config fixed random_state."""
     from ..learners.randomness import NumpySource
 
@@ -91,7 +93,7 @@ def _source(job: Job, learner):
     return NumpySource(np.random.SeedSequence(list(job.seed_entropy)))
 
 
-def _warm_up(job: Job, X, y) -> None:
+def warm_up(job: Job, X, y) -> None:
     """Compile the learner's loops on a short stream of the same data layout before timing.
 
     Long enough to fill the budget twice, so code that only runs once the budget is full
@@ -103,12 +105,12 @@ def _warm_up(job: Job, X, y) -> None:
     budget = job.spec["params"].get("budget") or 0
     m = int(min(X.shape[0], max(64, 2 * int(budget) + 2)))
     rows = np.arange(m, dtype=np.int64)
-    warm = _build(job)
-    warm.run(X, y, rows, random_source=_source(job, warm))
+    warm = build(job)
+    warm.run(X, y, rows, random_source=random_source(job, warm))
     _WARMED.add(layout)
 
 
-def _diverged(learner, trace, X) -> bool:
+def diverged(learner, trace, X) -> bool:
     """NaN or inf in the loss curve or in the model's outputs."""
     arrays = [trace.ckpt_time]
     if trace.task == "regression":

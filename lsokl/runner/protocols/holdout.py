@@ -1,0 +1,207 @@
+"""The train/test (holdout) protocol of BPegasosM Table 1, LSOKL Table 3, DSG and MEKA's BKA-SVM.
+
+One cell = fit a learner on a permutation of the training split (``epochs`` passes), then score
+the held-out test split with the final model.
+
+Config keys (top level; ``test_fraction`` also per dataset)::
+
+    protocol: holdout
+    epochs: 1              # passes over the training split (online learners; a fresh permutation each)
+    test_fraction: 0.2     # no test split in the dataset: a seeded stratified split of it (fixed per
+                           # dataset and seed, so every repetition and learner sees the same test set)
+    scale: zscore          # fitted on the training rows only, applied to both (= `standard`)
+
+The test set is the dataset's own ``test`` split unless ``test_fraction`` is given; a dataset with
+neither is refused before anything runs. ``max_samples`` subsamples the training rows only.
+
+What a learner must offer:
+
+* an **online learner** (``lsokl.learners.base.OnlineLearner``) offers ``run(X, y, order, ...)``:
+  the training pass is ``run`` over the epochs' permutations concatenated (so ``t`` keeps counting
+  across epochs, as BudgetedSVM does), timed inside ``run``; the record keeps its online mistake
+  rate and checkpoint curve;
+* a **batch learner** (no ``run``) offers ``fit(X, y)``; it is given the permuted training rows
+  once (``epochs`` must be 1) and ``fit`` is timed by wall clock;
+* both offer ``predict(X)`` (labels in the data's convention: +-1 binary, 0..m-1 multiclass) and,
+  for regression, ``predict`` returns the real-valued prediction. Optional: ``support_size_``
+  (or scikit-learn's ``n_support_``) for the support size.
+
+The record (``lsokl.results.record``): ``metric`` = ``test_accuracy`` (classification) or
+``test_rmse`` (regression) and ``value`` its value (a fraction, not %); ``time_s`` = training time;
+``support_size``; ``mistake_rate`` = the online mistake rate of the training pass (None for batch
+learners); and ``holdout`` = {n_train, n_test, epochs, steps, train_time_s, test_time_s,
+test_accuracy, test_rmse, train_mistake_rate}.
+
+Where to extend: a test-error curve at checkpoints belongs in :func:`_train_online` (score the test
+set between ``run`` segments); a batch learner needs nothing here beyond ``fit``/``predict``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...errors import ConfigError, DataError
+from . import Outcome, Prepared
+
+OPTIONS = {"epochs": 1, "test_fraction": None}
+
+
+# --------------------------------------------------------------------------- main process
+def load(spec, seed: int, options: dict) -> Prepared:
+    """Training rows and test rows of one dataset, scaled with training statistics only."""
+    from ... import data
+    from ...data.preprocess import apply_scale, fit_scale, subsample
+
+    fraction = options.get("test_fraction")
+    where = f"datasets.{spec.name}"
+    if spec.split not in (None, "train"):
+        raise ConfigError(f"{where}.split: the holdout protocol trains on the train split and tests "
+                          f"on the test split (or a test_fraction); split={spec.split!r} is not allowed")
+    train = data.load(spec.name, split="train")
+    if fraction is not None:
+        train, X_test, y_test = _stratified_split(train, fraction, seed)
+        source = f"stratified test_fraction={fraction} of the train split (seed {seed})"
+    else:
+        if not has_test_split(spec.name):
+            raise ConfigError(f"{where}: dataset {spec.name!r} has no test split; set "
+                              f"`test_fraction` (e.g. 0.2) for it or at the top of the config")
+        test = data.load(spec.name, split="test")
+        X_test, y_test = test.X, test.y
+        source = "the dataset's test split"
+    if X_test.shape[1] != train.X.shape[1]:
+        raise DataError(f"{where}: the test split has {X_test.shape[1]} features but the training "
+                        f"split has {train.X.shape[1]}")
+    if spec.task != train.task:
+        raise ConfigError(f"dataset {spec.name} is a {train.task} dataset but the config runs it as "
+                          f"{spec.task}; set `task: {train.task}` for it")
+    train = subsample(train, spec.max_samples, 0)
+    if spec.scale not in (None, "none"):
+        params = fit_scale(train.X, spec.scale)
+        from dataclasses import replace
+
+        train = replace(train, X=apply_scale(train.X, params), permutations=train.permutations)
+        X_test = apply_scale(X_test, params)
+    if spec.permutation_source == "authors" and train.permutations is None:
+        raise DataError(f"dataset {spec.name} has no authors' permutation matrix; "
+                        "use `permutation_source: seed`")
+    return Prepared(train=train, X_test=X_test, y_test=np.asarray(y_test),
+                    info={"test_source": source, "n_test": int(X_test.shape[0])})
+
+
+def has_test_split(name: str) -> bool:
+    from ...data import builtin, registry
+
+    if name in builtin.BUILTINS:
+        return False
+    spec = registry.resolve(name)
+    return spec is not None and "test" in registry.get(name).splits
+
+
+def _stratified_split(ds, fraction: float, seed: int):
+    from dataclasses import replace
+
+    from sklearn.model_selection import train_test_split
+
+    from ..seeds import name_entropy
+
+    rs = np.random.RandomState(np.random.SeedSequence([seed, 2, name_entropy(ds.name)]).generate_state(1)[0])
+    idx = np.arange(ds.n_samples)
+    stratify = ds.y if ds.task != "regression" else None
+    tr, te = train_test_split(idx, test_size=fraction, random_state=rs, stratify=stratify)
+    tr, te = np.sort(tr), np.sort(te)  # keep file order inside each part
+    meta = {**ds.meta, "holdout": {"test_fraction": fraction, "seed": seed}}
+    train = replace(ds, X=ds.X[tr], y=np.asarray(ds.y)[tr], meta=meta, permutations=None)
+    return train, ds.X[te], np.asarray(ds.y)[te]
+
+
+def check_learner(cls) -> str | None:
+    if not callable(getattr(cls, "predict", None)):
+        return "it has no `predict`"
+    if not (callable(getattr(cls, "run", None)) or callable(getattr(cls, "fit", None))):
+        return "it has neither `run` nor `fit`"
+    return None
+
+
+# --------------------------------------------------------------------------- worker
+def run_cell(job, data) -> Outcome:
+    from ..worker import build
+
+    learner = build(job)
+    epochs = int(job.spec.get("epochs", 1))
+    n = data.X.shape[0]
+    if callable(getattr(learner, "run", None)):
+        trace, train_time = _train_online(job, learner, data, epochs)
+    else:
+        if epochs != 1:
+            raise ValueError(f"{job.spec['learner']} is a batch learner; `epochs` must be 1")
+        trace, train_time = None, _train_batch(job, learner, data)
+    return evaluate(job, learner, data, trace=trace, train_time=train_time, n_train=n, epochs=epochs)
+
+
+def _train_online(job, learner, data, epochs: int):
+    from ..worker import _alarm, random_source, warm_up
+
+    n = data.X.shape[0]
+    order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
+    warm_up(job, data.X, data.y)
+    with _alarm(job.timeout):
+        trace = learner.run(data.X, data.y, order, n_checkpoints=job.spec["n_checkpoints"],
+                            random_source=random_source(job, learner))
+    return trace, trace.elapsed
+
+
+def _train_batch(job, learner, data) -> float:
+    from ..worker import _alarm
+
+    order = job.order(data.X.shape[0], data.permutations)
+    X, y = data.X[order], np.asarray(data.y)[order]
+    with _alarm(job.timeout):
+        t0 = time.perf_counter()
+        learner.fit(X, y)
+        return time.perf_counter() - t0
+
+
+def evaluate(job, learner, data, *, trace, train_time: float, n_train: int, epochs: int) -> Outcome:
+    """Score the fitted learner on the test rows and build the holdout record fields."""
+    task = job.spec["task"]
+    t0 = time.perf_counter()
+    pred = np.asarray(learner.predict(data.X_test))
+    test_time = time.perf_counter() - t0
+    y_test = np.asarray(data.y_test)
+    status = "ok"
+    if task == "regression":
+        pred = pred.astype(np.float64)
+        if not np.all(np.isfinite(pred)):
+            status = "diverged"
+        rmse = float(np.sqrt(np.mean((pred - y_test) ** 2))) if len(y_test) else float("nan")
+        acc, metric, value = None, "test_rmse", rmse
+    else:
+        acc = float(np.mean(pred == y_test)) if len(y_test) else float("nan")
+        rmse, metric, value = None, "test_accuracy", acc
+        try:
+            scores = np.asarray(learner.decision_function(data.X_test[: min(len(y_test), 8)]), float)
+            if not np.all(np.isfinite(scores)):
+                status = "diverged"
+        except (AttributeError, NotImplementedError, ValueError):
+            pass
+    if job.timeout is not None and train_time > job.timeout:
+        status = "timeout"
+    support = getattr(learner, "support_size_", None)
+    if support is None and hasattr(learner, "n_support_"):
+        support = int(np.sum(learner.n_support_))
+    steps = trace.n_samples if trace is not None else n_train
+    rate = trace.mistakes / trace.n_samples if trace is not None and trace.n_samples else None
+    fields = {
+        "metric": metric, "value": value if np.isfinite(value) else None, "time_s": float(train_time),
+        "support_size": None if support is None else int(support), "n_samples": int(n_train),
+        "mistake_rate": rate, "mistakes": None if trace is None else int(trace.mistakes),
+        "holdout": {
+            "n_train": int(n_train), "n_test": int(len(y_test)), "epochs": epochs, "steps": int(steps),
+            "train_time_s": float(train_time), "test_time_s": float(test_time),
+            "test_accuracy": acc, "test_rmse": rmse, "train_mistake_rate": rate,
+        },
+    }
+    if task == "regression" and trace is not None:
+        fields["squared_loss"] = None  # the training pass's loss stays in the curve; value is the test RMSE
+    return Outcome(status=status, trace=trace, fields=fields)

@@ -1,0 +1,37 @@
+"""The online (prequential) protocol of LSOKL Tables 5/7/9: one pass over a permutation of the
+data, predict then update, mistake rate (or squared loss) at checkpoints. The learner must offer
+``run(X, y, order, n_checkpoints=, random_source=) -> Trace`` (see lsokl.learners.base)."""
+from __future__ import annotations
+
+from . import Outcome, Prepared
+
+OPTIONS: dict = {}  # no keys beyond the common ones
+
+
+def load(spec, seed: int, options: dict) -> Prepared:
+    from ..run import load_dataset
+
+    return Prepared(train=load_dataset(spec))
+
+
+def check_learner(cls) -> str | None:
+    if not callable(getattr(cls, "run", None)):
+        return "it has no online `run` (it is a batch learner); use `protocol: holdout`"
+    return None
+
+
+def run_cell(job, data) -> Outcome:
+    from ..worker import _alarm, build, diverged, random_source, warm_up
+
+    order = job.order(data.X.shape[0], data.permutations)
+    learner = build(job)
+    warm_up(job, data.X, data.y)
+    with _alarm(job.timeout):
+        trace = learner.run(data.X, data.y, order, n_checkpoints=job.spec["n_checkpoints"],
+                            random_source=random_source(job, learner))
+    status = "ok"
+    if job.timeout is not None and trace.elapsed > job.timeout:
+        status = "timeout"  # no alarm available here (e.g. a Dask worker thread)
+    elif diverged(learner, trace, data.X):
+        status = "diverged"
+    return Outcome(status=status, trace=trace)
