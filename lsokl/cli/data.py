@@ -61,9 +61,10 @@ def fetch(
         try:
             res = do_fetch(spec.name, mirror=mirror, splits=split or None, force=force, retries=retries,
                                   timeout=timeout, progress=not quiet)
-        except LsoklError as exc:
+        except (LsoklError, MemoryError, OSError) as exc:
             failures += 1
-            err_console.print(f"[bold red]error:[/bold red] {spec.name}: {exc}", highlight=False)
+            what = str(exc) if isinstance(exc, LsoklError) else f"{type(exc).__name__}: {exc}"
+            err_console.print(f"[bold red]error:[/bold red] {spec.name}: {what}", highlight=False)
             if not all_:
                 break
             continue

@@ -163,9 +163,15 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
     opts = spec.parse_options(split)
     if train_meta and train_meta.get("categories"):
         opts["_categories"] = train_meta["categories"]
-    plain = [formats.decompress(path, workdir, opts.get("member")) for path, *_ in files]
+    plain = [formats.decompress(path, workdir, opts.get("member"), f.compression)
+             for (path, *_), f in zip(files, s.files)]
     try:
         parsed = formats.read(spec.format, plain, spec.d, opts, spec.storage)
+    except (DataError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a reader library's own error on a bad file: say which file
+        names = ", ".join(str(p) for p, *_ in files)
+        raise DataError(f"{names}: cannot parse as {spec.format} ({type(exc).__name__}: {exc})") from None
     finally:
         for p in plain:
             if p.parent == workdir and p.name.endswith(".plain"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import re
 import shutil
 import zipfile
 from dataclasses import dataclass, field
@@ -43,14 +44,73 @@ def detect_compression(path: Path) -> str:
     return "none"
 
 
-def decompress(path: Path, workdir: Path, member: str | None = None) -> Path:
-    """A plain copy of ``path`` in ``workdir`` (or ``path`` itself when it is not compressed).
+_NAME_SUFFIXES = {".gz": "gz", ".tgz": "gz", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
 
-    Truncated or corrupt archives raise :class:`DataError` naming the file; the partial output is removed.
+
+def expected_compression(path: Path, declared: str | None = None) -> str:
+    """What the registry (or else the file's name) says the file is; only used to word errors, never to decode."""
+    if declared and declared != "none":
+        return declared
+    return _NAME_SUFFIXES.get(Path(path).suffix.lower(), "none")
+
+
+def sniff_html(head: bytes) -> str | None:
+    """A short description when ``head`` (a file's first bytes) is an HTML page, e.g. a server's error page
+    answered with status 200: its <title>, or else its first line. None when it is not HTML."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").decode("utf-8", "replace")
+    lowered = text[:1024].lower()
+    if not (lowered.startswith(("<!doctype html", "<html")) or "<html" in lowered or "<head" in lowered
+            or "<body" in lowered):
+        return None
+    m = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
+    what = " ".join((m.group(1) if m else text.splitlines()[0] if text else "").split())
+    return (what[:77] + "...") if len(what) > 80 else what
+
+
+def _looks_like_text(head: bytes) -> bool:
+    if b"\x00" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a multi-byte character cut at the end of the sample
+            return False
+    return True
+
+
+def decompress(path: Path, workdir: Path, member: str | None = None, declared: str | None = None) -> Path:
+    """A plain copy of ``path`` in ``workdir``, chosen by the file's magic bytes, never by its name.
+
+    ``declared`` is the registry's ``compression``; it only words the error when the content is not what it
+    says. A plain text file under an archive name (a mirror copy kept decompressed) is read as it is; an HTML page
+    or binary junk where data was expected is refused with a message saying what it looks like. Readers always
+    get a path whose name carries no compression suffix, so libraries that guess from the name (pandas,
+    scikit-learn) cannot try to decompress it again. Truncated or corrupt archives raise :class:`DataError` naming
+    the file; the partial output is removed.
     """
     kind = detect_compression(path)
     if kind == "none":
-        return path
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        expected = expected_compression(path, declared)
+        what = f"a {expected} archive" if expected != "none" else "a data file"
+        html = sniff_html(head)
+        if html is not None:
+            raise DataError(f"{path}: this is not {what} (it looks like an HTML page: {html!r}); the server "
+                            "probably sent an error or login page instead of the file. Nothing was cached.")
+        if expected != "none" and not _looks_like_text(head):
+            raise DataError(f"{path}: this is not {what} (it starts with {head[:16]!r}, which is neither a known "
+                            "archive nor text)")
+        if Path(path).suffix.lower() not in _NAME_SUFFIXES:
+            return path
+        # a plain file under an archive's name: give the readers a neutral name
+        link = workdir / (Path(path).name + ".plain")
+        link.unlink(missing_ok=True)
+        try:
+            link.symlink_to(Path(path).resolve())
+        except OSError:
+            shutil.copyfile(path, link)
+        return link
     out = workdir / (path.name + ".plain")
     try:
         if kind == "zip":
@@ -178,9 +238,10 @@ def _read_dense_text(path: Path, d: int | None):
     import pandas as pd
 
     try:
-        df = pd.read_csv(path, sep=r"\s+", header=None, dtype=np.float64, engine="c", comment="#")
-    except ValueError as exc:
-        bad = _first_bad_dense_line(path)
+        df = pd.read_csv(path, sep=r"\s+", header=None, dtype=np.float64, engine="c", comment="#",
+                         compression=None)
+    except (ValueError, UnicodeDecodeError) as exc:
+        bad = _first_bad_dense_line(path) or _pandas_error_line(path, exc)
         raise DataError(bad or f"{path}: cannot parse as whitespace-separated numbers ({exc})") from None
     values = df.to_numpy(dtype=np.float64)
     if values.shape[1] < 2:
@@ -193,6 +254,23 @@ def _read_dense_text(path: Path, d: int | None):
     _check_columns(path, X.shape[1], d)
     check_finite(X, path)
     return X, values[:, 0].copy()
+
+
+def _pandas_error_line(path: Path, exc: Exception) -> str | None:
+    """'path:line: reason' from a pandas tokenizer error ("Expected 3 fields in line 7, saw 4") or a decoding
+    error (the line found by counting newlines before the bad byte)."""
+    if isinstance(exc, UnicodeDecodeError):
+        with open(path, "rb") as fh:
+            data = fh.read()
+        bad = data.find(exc.object[exc.start:exc.end]) if exc.object else -1
+        if bad >= 0:
+            lineno = data.count(b"\n", 0, bad) + 1
+            return f"{path}:{lineno}: bytes that are not text ({exc.reason})"
+        return f"{path}: bytes that are not text ({exc.reason})"
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+    if m:
+        return f"{path}:{m.group(2)}: {m.group(3)} fields, but the lines before have {m.group(1)}"
+    return None
 
 
 def _first_bad_dense_line(path: Path) -> str | None:
@@ -338,9 +416,10 @@ def read_csv(paths: list[Path], d: int | None, opts: dict, storage: str = "dense
         try:
             frames.append(pd.read_csv(source, sep=opts.get("sep", ","), header=header, engine="c",
                                       skipinitialspace=bool(opts.get("skipinitialspace", False)),
-                                      comment=opts.get("comment"), low_memory=False))
+                                      comment=opts.get("comment"), low_memory=False, compression=None))
         except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise DataError(f"{path}: cannot parse as CSV ({str(exc).strip()})") from None
+            raise DataError(_pandas_error_line(path, exc) or f"{path}: cannot parse as CSV ({str(exc).strip()})") \
+                from None
     where = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     if df.shape[0] == 0:
