@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError, UnknownNameError, closest
+from .yamlio import DuplicateKeyError, UniqueKeyLoader
 
 TASKS = ("binary", "multiclass", "regression")
 SCALES = ("none", "minmax", "minmax_pm1", "standard", "zscore")
@@ -56,8 +57,8 @@ LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the
 
 
 # --------------------------------------------------------------------------- YAML
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that reads ``1e-3`` as a float (YAML 1.1 would make it a string)."""
+class _Loader(UniqueKeyLoader):
+    """SafeLoader that reads ``1e-3`` as a float (YAML 1.1 would make it a string) and refuses duplicate keys."""
 
 
 _Loader.add_implicit_resolver(
@@ -282,10 +283,15 @@ class _Validator:
         if value is None:
             self.fail(key, "is required")
         if isinstance(value, list):
-            out = {}
+            out, first = {}, {}
             for i, v in enumerate(value):
                 if not isinstance(v, str):
                     self.expected(f"{key}[{i}]", "a name", v)
+                if v in first:
+                    hint = ("; give a second setting its own label with `learner:`"
+                            if key.endswith("algorithms") else "")
+                    self.fail(f"{key}[{i}]", f"{v!r} is listed twice ({key}[{first[v]}] and {key}[{i}]){hint}")
+                first[v] = i
                 out[v] = None
             return out
         return self.mapping(key, value)
@@ -368,6 +374,8 @@ def load_config(path: str | Path) -> Experiment:
         raise ConfigError(f"{path}: no such config file")
     try:
         raw = yaml.load(path.read_text(), Loader=_Loader)
+    except DuplicateKeyError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
     return parse_config(raw, str(path))

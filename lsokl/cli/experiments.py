@@ -129,6 +129,10 @@ def report(
     from ..report.tables import split_for_width
 
     try:
+        if out is not None:
+            from ..results.store import check_results_dir
+
+            check_results_dir(out, what="--out")
         rep = build_report(results, out, paper=paper, compact=compact, plots=plots)
     except LsoklError as exc:
         _fail(exc)

@@ -207,7 +207,9 @@ def _load(path: str, mtime: float) -> dict[str, DatasetSpec]:
     from .builtin import BUILTINS
 
     try:
-        raw = yaml.safe_load(Path(path).read_text())
+        from ..yamlio import UniqueKeyLoader
+
+        raw = yaml.load(Path(path).read_text(), Loader=UniqueKeyLoader)
     except (OSError, yaml.YAMLError) as exc:
         raise DataError(f"cannot read the dataset registry {path}: {exc}") from exc
     problems = validate(raw, BUILTINS)

@@ -13,7 +13,40 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import LsoklError
 from .record import validate_record
+
+#: Folders a results folder may never be or live in: writing records there is always a mistake (a typo, or a
+#: shell variable that was empty) and some of them would only fail halfway through a run.
+SYSTEM_ROOTS = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/proc", "/sbin", "/sys", "/usr")
+
+
+class ResultsDirError(LsoklError):
+    """A --results / --out folder that cannot or must not hold results."""
+
+
+def check_results_dir(path: str | Path, *, what: str = "--results") -> Path:
+    """``path`` as a results folder that exists (created if needed) and is writable, or one clear error.
+
+    Refused: a system path (``/``, ``/proc``, ``/dev/null``, ``/etc``... see :data:`SYSTEM_ROOTS`), an existing
+    file, a folder that cannot be created or written.
+    """
+    given = Path(path)
+    resolved = given.expanduser().resolve()
+    text = resolved.as_posix()
+    if resolved == Path(resolved.anchor) or any(text == r or text.startswith(r + "/") for r in SYSTEM_ROOTS):
+        raise ResultsDirError(f"{what} {given}: refusing to write results into a system folder ({text}); "
+                              "choose a folder of your own, e.g. results/<name>")
+    if resolved.exists() and not resolved.is_dir():
+        raise ResultsDirError(f"{what} {given}: exists and is not a folder")
+    try:
+        resolved.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=resolved)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ResultsDirError(f"{what} {given}: not a writable folder ({exc.strerror or exc})") from None
+    return given
 
 
 class ResultStore:
@@ -22,6 +55,7 @@ class ResultStore:
         self.records_dir = self.root / "records"
 
     def ensure(self) -> "ResultStore":
+        check_results_dir(self.root)
         self.records_dir.mkdir(parents=True, exist_ok=True)
         return self
 
