@@ -221,6 +221,17 @@ class NystromMap:
             lam = np.maximum(lam, floor)
         return lam, V
 
+    @staticmethod
+    def eigen_cut_map(gram: np.ndarray, relative_cut: float) -> np.ndarray:
+        """M = diag(lambda_i^{-1/2}) U' over the eigenpairs with lambda_i > relative_cut *
+        lambda_max (BudgetedSVM's ``invSquareRoot``, LLSVM): M'M is the pseudo-inverse of the
+        Gram matrix with that cut, so z(x).z(y) = k_x' pinv(K) k_y, the Nystrom kernel.
+        BudgetedSVM keeps the cut directions as zero columns; they add nothing to any product,
+        so they are dropped here (rank <= B rows)."""
+        lam, U = np.linalg.eigh(gram)
+        keep = lam > relative_cut * lam.max()
+        return np.ascontiguousarray((U[:, keep] / np.sqrt(lam[keep])).T)
+
     def kernel_block(self, stream, idx) -> np.ndarray:
         cross = rows_times(stream, idx, self.svT)
         out = np.empty_like(cross)

@@ -21,6 +21,8 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("binary", "bogd"): "lsokl.learners.bogd:BOGD",
     ("binary", "fogd"): "lsokl.learners.fogd:FOGD",
     ("binary", "nogd"): "lsokl.learners.nogd:NOGD",
+    ("binary", "libsvm"): "lsokl.learners.libsvm:LIBSVM",  # batch: holdout protocol only
+    ("binary", "llsvm"): "lsokl.learners.llsvm:LLSVM",  # batch: holdout protocol only
     # Multi-class (spec section 2): one shared support set, one coefficient per (class, SV).
     ("multiclass", "perceptron"): "lsokl.learners.perceptron:MulticlassPerceptron",
     ("multiclass", "ogd"): "lsokl.learners.ogd:MulticlassOGD",
@@ -48,7 +50,7 @@ LEARNERS: dict[tuple[str, str], str] = {
 DISPLAY_NAMES = {
     "perceptron": "Perceptron", "ogd": "OGD", "rbp": "RBP", "forgetron": "Forgetron",
     "projectron": "Projectron", "projectron++": "Projectron++", "bpas": "BPA-S", "bogd": "BOGD",
-    "fogd": "FOGD", "nogd": "NOGD", "norma": "NORMA",
+    "fogd": "FOGD", "nogd": "NOGD", "norma": "NORMA", "libsvm": "LIBSVM", "llsvm": "LLSVM",
 }
 
 ALIASES = {"bpa-s": "bpas", "projectronpp": "projectron++", "kernel-perceptron": "perceptron",
