@@ -82,3 +82,12 @@ def test_invalid_parameters_are_named(params, match):
     X, y = _data(n=30)
     with pytest.raises(ValueError, match=match):
         LIBSVM(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["libsvm", "llsvm"])
+def test_batch_learner_in_an_online_config_is_refused_before_anything_runs(name):
+    from lsokl.config import parse_config
+    from lsokl.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=rf"algorithms\.{name}: .*no online `run`.*protocol: holdout"):
+        parse_config({"datasets": ["breast_cancer"], "algorithms": [name]})
