@@ -148,6 +148,7 @@ class LLSVM(BatchClassifier):
     name = "llsvm"
     budgeted = True
     randomized = True
+    trains_in_file_order = True  # the holdout protocol gives it the training rows unpermuted
     _params = {"budget": BUDGET, "sigma": SIGMA, "C": POSITIVE,
                "landmarks": OneOf(("kmeans", "random")),
                "kmeans_iter": Num(0, np.inf, "left", integer=True),

@@ -154,8 +154,17 @@ def _train_online(job, learner, data, epochs: int):
 def _train_batch(job, learner, data) -> float:
     from ..worker import _alarm
 
-    order = job.order(data.X.shape[0], data.permutations)
+    if getattr(learner, "trains_in_file_order", False):  # LLSVM reads its chunks in file order
+        order = np.arange(data.X.shape[0])
+    else:
+        order = job.order(data.X.shape[0], data.permutations)
     X, y = data.X[order], np.asarray(data.y)[order]
+    if job.timeout is not None and getattr(learner, "time_limit", False) is None:
+        # a C solver (libsvm, LIBLINEAR) never returns to Python, so the alarm cannot stop it:
+        # the learner's own hard limit does (lsokl.learners.batch), failing the cell with the reason
+        learner.set_params(time_limit=job.timeout)
+    if "random_state" in learner.get_params() and learner.random_state is None:
+        learner.set_params(random_state=np.random.SeedSequence(list(job.seed_entropy)))  # the cell's seed
     with _alarm(job.timeout):
         t0 = time.perf_counter()
         learner.fit(X, y)
