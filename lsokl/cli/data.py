@@ -33,6 +33,9 @@ def fetch(
     retries: int = typer.Option(3, "--retries", min=0, help="Retries per file after a network or hash failure."),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds without data before a download fails."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+    pin: bool = typer.Option(
+        False, "--pin", help="Write the sha256 of files the registry has no hash for (sha256: null) into the user "
+                             "registry $LSOKL_REGISTRY, so later fetches verify them (comments and layout are kept)."),
 ) -> None:
     """Download, verify (sha256), parse and cache datasets as memory-mapped .npy arrays.
 
@@ -41,8 +44,12 @@ def fetch(
 
     Examples: `lsokl fetch a9a w7a`, `lsokl fetch --all --mirror ../shared/data`.
     """
+    import warnings
+
     from ..data import registry
+    from ..data.fetch import UnverifiedFileWarning
     from ..data.fetch import fetch as do_fetch
+    from ..data.pin import pin as pin_hashes
 
     console, err_console = _consoles()
     try:
@@ -59,8 +66,17 @@ def fetch(
     failures = 0
     for spec in specs:
         try:
-            res = do_fetch(spec.name, mirror=mirror, splits=split or None, force=force, retries=retries,
-                                  timeout=timeout, progress=not quiet)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UnverifiedFileWarning)  # printed below, once, from res.warnings
+                res = do_fetch(spec.name, mirror=mirror, splits=split or None, force=force, retries=retries,
+                               timeout=timeout, progress=not quiet)
+            for line in res.warnings:
+                err_console.print(f"[yellow]warning:[/yellow] {line}", highlight=False)
+            if pin:
+                where, pinned = pin_hashes(spec.name)
+                for p in pinned:
+                    console.print(f"pinned {spec.name} {p.split} {p.mirror}: {p.key}: {p.sha256} in {where}",
+                                  highlight=False)
         except (LsoklError, MemoryError, OSError) as exc:
             failures += 1
             what = str(exc) if isinstance(exc, LsoklError) else f"{type(exc).__name__}: {exc}"

@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -35,6 +36,90 @@ class FetchResult:
     fetched: list[str] = field(default_factory=list)  # splits parsed and cached by this call
     cached: list[str] = field(default_factory=list)  # splits already complete in the cache
     skipped: dict[str, str] = field(default_factory=dict)  # optional splits not available: split -> reason
+    warnings: list[str] = field(default_factory=list)  # unverified files (sha256 null), stale folders removed
+    unverified: list[dict] = field(default_factory=list)  # {split, index, mirror, sha256, via_mirror}
+
+
+class UnverifiedFileWarning(UserWarning):
+    """A registry file without a hash (``sha256: null``) was accepted as downloaded; the hash seen is in the
+    message, and ``lsokl fetch NAME --pin`` records it."""
+
+
+# --- leftovers of interrupted fetches -------------------------------------------------------------------------------
+
+LOCK_NAME = ".owner.lock"
+#: a temporary folder without a lock (written by an older lsokl, or killed before locking) counts as stale
+#: after this long; one with a lock is stale as soon as no process holds the lock
+UNLOCKED_STALE_AFTER_S = 3600.0
+
+
+def _hold_lock(folder: Path):
+    """An open file holding an exclusive lock that marks ``folder`` as in use (released when the process dies)."""
+    fh = open(folder / LOCK_NAME, "w")
+    try:
+        import fcntl
+
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (ImportError, OSError):
+        pass  # no flock here: age decides instead
+    return fh
+
+
+def _in_use(folder: Path) -> bool:
+    lock = folder / LOCK_NAME
+    if not lock.exists():
+        try:
+            age = time.time() - folder.stat().st_mtime
+        except OSError:
+            return True
+        return age < UNLOCKED_STALE_AFTER_S
+    try:
+        import fcntl
+    except ImportError:
+        return time.time() - lock.stat().st_mtime < UNLOCKED_STALE_AFTER_S
+    try:
+        with open(lock, "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    except OSError:
+        return True  # a live fetch holds it
+    return False
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    for p in folder.rglob("*"):
+        try:
+            if p.is_file() and not p.is_symlink():
+                total += p.stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def remove_stale_temporaries(root: Path | None = None) -> list[tuple[Path, int]]:
+    """Remove what interrupted fetches left in the cache: ``.fetch-*`` download folders (a killed ``lsokl fetch``
+    of kddcup99 leaves 72 MB) and half-written ``<name>/.tmp-*`` / ``.old-*`` split folders. A folder still used by
+    a running fetch (its lock is held) is kept. Returns (folder, bytes freed) for each one removed."""
+    root = cache.root() if root is None else Path(root)
+    if not root.is_dir():
+        return []
+    candidates = [p for p in root.glob(".fetch-*") if p.is_dir()]
+    candidates += [p for p in root.glob("*/.tmp-*") if p.is_dir()]
+    candidates += [p for p in root.glob("*/.old-*") if p.is_dir()]
+    removed = []
+    for folder in candidates:
+        if _in_use(folder):
+            continue
+        size = _size(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            removed.append((folder, size))
+    return removed
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
 
 
 def sha256_of(path: Path) -> str:
@@ -253,7 +338,10 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
 
     root = cache.root()
     root.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=root, prefix=f".fetch-{spec.name}-") as tmp:
+    for folder, size in remove_stale_temporaries(root):
+        result.warnings.append(f"removed {folder.name} ({_mb(size)}), left in the cache by an interrupted fetch")
+    # the lock marks the folder as in use, so a concurrent fetch's clean-up leaves it alone
+    with tempfile.TemporaryDirectory(dir=root, prefix=f".fetch-{spec.name}-") as tmp, _hold_lock(Path(tmp)):
         workdir = Path(tmp)
         obtained: dict[tuple, tuple[Path, str, str, bool]] = {}  # one download per file even if splits share it
         train_meta = None if "train" in todo else cache.read_meta(spec.name, "train")
@@ -271,6 +359,17 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
                     raise
                 result.skipped[s] = str(exc)
                 continue
+            for j, ((_, seen, src, verified), f) in enumerate(zip(files, spec.splits[s].files)):
+                if verified:
+                    continue
+                via_mirror = src != f.url
+                result.unverified.append({"split": s, "index": j, "mirror": f.mirror, "sha256": seen,
+                                          "via_mirror": via_mirror})
+                message = (f"{spec.name}: {f.filename} is not verified (the registry has no sha256 for "
+                           f"{'its mirror copy' if via_mirror else 'it'}); the sha256 seen is {seen}. "
+                           f"If you trust this copy, `lsokl fetch {spec.name} --pin` records it in your registry.")
+                result.warnings.append(message)
+                warnings.warn(message, UnverifiedFileWarning, stacklevel=2)
             X, y, perms, meta = _build_split(spec, s, files, workdir, train_meta if s != "train" else None)
             cache.write_split(spec.name, s, X, y, perms, meta)
             if s == "train":
