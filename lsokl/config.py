@@ -49,7 +49,7 @@ BUDGET_PARAM = "budget"
 
 TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_source",
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
-            "datasets", "algorithms", "protocol", "epochs", "test_fraction")
+            "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select")
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
                 "budgets", "defaults", "algorithms", "exclude", "test_fraction")
@@ -112,6 +112,7 @@ class Cell:
     split: str | None = None
     protocol: str = "online"
     protocol_options: tuple = ()  # sorted (key, value) pairs of the protocol's config keys
+    select: tuple = ()  # hyper-parameter selection (lsokl.runner.selection): sorted (key, value) pairs
 
     @property
     def param_dict(self) -> dict:
@@ -134,6 +135,8 @@ class Cell:
         }
         if self.protocol != "online":
             spec.update(protocol=self.protocol, **dict(self.protocol_options))
+        if self.select:
+            spec["select"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.select}
         return spec
 
 
@@ -413,9 +416,11 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
     if not algos:
         v.fail("algorithms", "is empty")
     algorithms: dict[str, tuple] = {}
+    select_of: dict[str, tuple] = {}
     for label, entry in algos.items():
         key = _join("algorithms", label)
         entry = dict(v.mapping(key, entry))
+        select_raw = entry.pop(SELECT_KEY, None)
         lname = entry.pop(LEARNER_KEY, label)
         if not isinstance(lname, str):
             v.expected(_join(key, LEARNER_KEY), "a registered algorithm name", lname)
@@ -425,6 +430,11 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
         except UnknownNameError as exc:
             v.fail(_join(key, LEARNER_KEY) if LEARNER_KEY in (algos[label] or {}) else key, str(exc))
         algorithms[label] = (lname, cls, entry, {k: _join(key, k) for k in entry})
+        select_of[label] = _select(v, protocol_name, _join(key, SELECT_KEY), select_raw, cls, lname)
+        if select_raw is None and top.get(SELECT_KEY) is not None and cls is not None:
+            wanted = set(top[SELECT_KEY] or {}) - {"by", *_select_option_names()}
+            if wanted <= set(cls._get_param_names()):  # the top-level select reaches learners that have the params
+                select_of[label] = _select(v, protocol_name, SELECT_KEY, top[SELECT_KEY], cls, lname)
 
     warnings: list[str] = []
     from .runner import protocols
@@ -529,7 +539,12 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
                     if filtered and accepted is None and k == BUDGET_PARAM:
                         continue
                     merged[k], paths[k] = val, src_paths[k]
+            selected = select_of.get(label) or ()
+            for k in dict(selected):
+                merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
             for params in _expand(v, cls, lname, merged, paths):
+                for k in dict(selected):
+                    params.pop(k, None)
                 for p in range(n_perms):
                     cells.append(Cell(
                         dataset=dname, task=dtask, algorithm=label, learner=lname,
@@ -537,11 +552,30 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
                         permutation_source=spec.permutation_source,
                         max_samples=spec.max_samples, scale=spec.scale,
                         n_checkpoints=checkpoints, timeout=timeout, split=spec.split,
-                        protocol=protocol_name,
+                        protocol=protocol_name, select=selected,
                         protocol_options=_cell_options(protocol_options, spec)))
     return Experiment(path=source, name=name, seed=seed, datasets=datasets,
                       algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
                       warnings=warnings, protocol=protocol_name, protocol_options=protocol_options)
+
+
+SELECT_KEY = "select"
+
+
+def _select_option_names() -> set:
+    from .runner.selection import METHODS
+
+    return {opt for m in METHODS.values() for opt in m.OPTIONS}
+
+
+def _select(v: _Validator, protocol: str, key: str, raw, cls, lname: str) -> tuple:
+    if raw is None:
+        return ()
+    if protocol != "holdout":
+        v.fail(key, "selecting a parameter needs `protocol: holdout` (it scores a held-out split)")
+    from .runner.selection import parse
+
+    return parse(v, key, raw, cls, lname)
 
 
 def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:

@@ -148,3 +148,64 @@ def test_online_cells_keep_their_keys():
     exp = parse_config({"datasets": ["breast_cancer"], "algorithms": ["perceptron"], "permutations": 1})
     spec = exp.cells[0].spec("sha", "v")
     assert "protocol" not in spec and exp.protocol == "online"
+
+
+SELECT = HOLDOUT.replace("algorithms:\n  fogd: {eta: 0.2, n_fourier: 40, sigma: 4}\n  perceptron: {sigma: 4}\n", """algorithms:
+  perceptron: {select: {sigma: [0.05, 4, 50], by: validation, validation_fraction: 0.2}}
+""")
+
+
+def test_select_by_validation_runs_inner_cells_and_resumes(tmp_path):
+    from lsokl.learners import create
+    from lsokl.runner.protocols.holdout import _stratified_split
+    from lsokl.data import Dataset
+
+    exp = exp_from(tmp_path, SELECT)
+    assert "sigma" not in exp.cells[0].param_dict and dict(exp.cells[0].select)["by"] == "validation"
+    s = run_experiment(exp, tmp_path / "res", jobs=1)
+    assert s.exit_code == 0 and s.ran["ok"] == 2 * 3 + 2  # 3 candidates x 2 repetitions + 2 outer cells
+    recs = ResultStore(tmp_path / "res").records()
+    outer = [r for r in recs if r["holdout"].get("selection")]
+    assert all(r["holdout"]["evaluated_on"] == ("test" if r in outer else "validation") for r in recs)
+    inner = [r for r in recs if not r["holdout"].get("selection")]
+    assert len(outer) == 2 and len(inner) == 6
+    Xtr, ytr, Xte, yte = _independent_split(1)
+    # the validation cut, recomputed: 20% of the (scaled) training rows
+    ds = Dataset("breast_cancer", Xtr, ytr, "binary", {})
+    inner_ds, Xv, yv = _stratified_split(ds, 0.2, 1 + 7919)
+    for r in outer:
+        sel = r["holdout"]["selection"]
+        assert [c["params"]["sigma"] for c in sel["candidates"]] == [0.05, 4, 50]
+        scores = []
+        for c in sel["candidates"]:
+            order = permutation_order(1, "breast_cancer", r["permutation"], len(inner_ds.y))
+            learner = create("perceptron", "binary", sigma=c["params"]["sigma"])
+            learner.run(inner_ds.X, inner_ds.y, order)
+            scores.append(np.mean(learner.predict(Xv) == yv))
+            assert c["score"] == pytest.approx(scores[-1], abs=1e-12)
+        assert sel["chosen"] == {"sigma": [0.05, 4, 50][int(np.argmax(scores))]}
+        # the outer cell is the chosen learner fitted on the whole training split
+        learner = create("perceptron", "binary", **{**r["params"], **sel["chosen"]})
+        learner.run(Xtr, ytr, permutation_order(1, "breast_cancer", r["permutation"], len(ytr)))
+        assert r["value"] == pytest.approx(np.mean(learner.predict(Xte) == yte), abs=1e-12)
+    again = run_experiment(exp, tmp_path / "res", jobs=1)
+    assert again.skipped_ok == 8 and not again.ran
+
+
+@pytest.mark.parametrize("select, msg", [
+    ("{sigma: [1, 2]}", r"select\.by: is required"),
+    ("{sigma: [1, 2], by: vaildation}", "Did you mean 'validation'"),
+    ("{sigam: [1, 2], by: validation}", "Did you mean 'sigma'"),
+    ("{sigma: [1, -2], by: validation}", r"select\.sigma\[1\]"),
+    ("{by: validation}", "names no parameter"),
+])
+def test_bad_select_names_the_key(tmp_path, select, msg):
+    text = SELECT.replace("{select: {sigma: [0.05, 4, 50], by: validation, validation_fraction: 0.2}}",
+                          "{select: %s}" % select)
+    with pytest.raises(ConfigError, match=msg):
+        exp_from(tmp_path, text)
+
+
+def test_select_needs_holdout(tmp_path):
+    with pytest.raises(ConfigError, match="needs `protocol: holdout`"):
+        exp_from(tmp_path, "datasets: [breast_cancer]\nalgorithms: {perceptron: {select: {sigma: [1], by: validation}}}")

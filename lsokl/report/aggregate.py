@@ -19,6 +19,8 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
     """One row per record; ``params`` kept as canonical JSON so settings can be grouped."""
     rows = []
     for r in records:
+        if ((r.get("holdout") or {}).get("evaluated_on") or "test") != "test":
+            continue  # an inner cell of a hyper-parameter selection, not a result
         rows.append({
             "key": r["key"], "config_name": r["config_name"], "status": r["status"],
             "task": r["task"], "dataset": r["dataset"], "algorithm": r["algorithm"],

@@ -160,50 +160,102 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
 
     write_missing(store.root, {n: {"message": m, "cells": sum(c.dataset == n for c in cells)}
                                for n, m in missing.items()})
-    summary = Summary(selected=len(cells), missing=missing)
-    work: list[tuple[Job, str]] = []
-    seen = set()
+    summary = Summary(selected=0, missing=missing)
+    clear_missing(store.root, loaded)  # a dataset that loads now is no longer missing
+    data = {name: prep.arrays() for name, prep in prepared.items()}
+
+    # Cells that choose a parameter (``select``) run in a second wave, after their inner cells.
+    from . import selection
+
+    first, outer = [], []
     for cell in cells:
         if cell.dataset in missing:
             continue
-        sha = dataset_hash(loaded[cell.dataset])
-        spec = cell.spec(sha, version)
+        if not cell.select:
+            first.append((cell, cell.dataset))
+            continue
+        for icell, suffix in selection.inner_cells(cell):
+            dkey = f"{cell.dataset}|{suffix}"
+            if dkey not in data:
+                for sfx, prep in selection.splits(cell, prepared[cell.dataset], exp.seed).items():
+                    data[f"{cell.dataset}|{sfx}"] = prep.arrays()
+            first.append((icell, dkey))
+        outer.append(cell)
+
+    seen: set = set()
+
+    def plan(cell: Cell, dkey: str, **job_extra) -> tuple[Job, str] | None:
+        """The job of a cell that must run now (None: finished earlier, kept failed, or a repeat)."""
+        spec = cell.spec(dataset_hash(loaded[cell.dataset]), version)
         key = stable_hash(spec)
         if key in seen:  # the same setting listed twice (e.g. two labels, same learner and params)
-            summary.selected -= 1
-            continue
+            return None
         seen.add(key)
+        summary.selected += 1
         old = None if force else store.read(key)
         if old is not None and old["status"] == "ok":
             summary.skipped_ok += 1
-            continue
+            return None
         if old is not None and not retry_failed:
             summary.kept_failed[old["status"]] += 1
             summary.failures.append(old)
-            continue
+            return None
         entropy = tuple(int(x) for x in learner_seed(cell.seed, cell.dataset, cell.learner,
                                                       cell.permutation).entropy)
-        work.append((Job(key=key, spec=spec, algorithm=cell.algorithm,
-                         config_hash=exp.config_hash, config_name=exp.name,
-                         seed_entropy=entropy, timeout=cell.timeout), cell.dataset))
+        return (Job(key=key, spec=spec, algorithm=cell.algorithm, config_hash=exp.config_hash,
+                    config_name=exp.name, seed_entropy=entropy, timeout=cell.timeout, **job_extra),
+                dkey)
 
-    clear_missing(store.root, loaded)  # a dataset that loads now is no longer missing
-    data = {name: prep.arrays() for name, prep in prepared.items()}
+    work = [j for j in (plan(c, d) for c, d in first) if j is not None]
+    pending = [c for c in outer if plan(c, c.dataset) is not None]  # counted now, run in wave 2
     if progress is not None:
-        progress.start(len(work))
+        progress.start(len(work) + len(pending))
+
+    def dispatch(work):
+        if not work:
+            return
+        stream = (run_dask(work, data, jobs, scheduler) if backend == "dask"
+                  else run_loky(work, data, min(jobs, len(work))))
+        for record in stream:
+            record_done(record)
+
+    def record_done(record):
+        store.write(record)
+        summary.ran[record["status"]] += 1
+        if record["status"] != "ok":
+            summary.failures.append(record)
+        if on_record is not None:
+            on_record(record)
+        if progress is not None:
+            progress.advance(record)
+
     try:
-        if work:
-            stream = (run_dask(work, data, jobs, scheduler) if backend == "dask"
-                      else run_loky(work, data, min(jobs, len(work))))
-            for record in stream:
-                store.write(record)
-                summary.ran[record["status"]] += 1
-                if record["status"] != "ok":
-                    summary.failures.append(record)
-                if on_record is not None:
-                    on_record(record)
-                if progress is not None:
-                    progress.advance(record)
+        dispatch(work)
+        second = []
+        for cell in pending:
+            inner = selection.inner_cells(cell)
+            sha = dataset_hash(loaded[cell.dataset])
+            recs = [store.read(stable_hash(ic.spec(sha, version))) for ic, _ in inner]
+            chosen, summary_sel = selection.choose(cell, inner, recs)
+            spec = cell.spec(sha, version)
+            key = stable_hash(spec)
+            entropy = tuple(int(x) for x in learner_seed(cell.seed, cell.dataset, cell.learner,
+                                                          cell.permutation).entropy)
+            job = Job(key=key, spec=spec, algorithm=cell.algorithm, config_hash=exp.config_hash,
+                      config_name=exp.name, seed_entropy=entropy, timeout=cell.timeout,
+                      overrides=tuple(sorted((chosen or {}).items())), selection=summary_sel)
+            if chosen is None:
+                from ..results.record import make_record
+
+                record_done(make_record(
+                    key=key, spec=spec, status="failed", config_hash=exp.config_hash,
+                    config_name=exp.name, algorithm=cell.algorithm,
+                    fields={"holdout": {"selection": summary_sel}},
+                    error={"type": "SelectionError", "traceback": None,
+                           "message": "no candidate of `select` finished ok on the validation data"}))
+                continue
+            second.append((job, cell.dataset))
+        dispatch(second)
     finally:
         if progress is not None:
             progress.stop()

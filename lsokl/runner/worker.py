@@ -33,6 +33,8 @@ class Job:
     config_name: str
     seed_entropy: tuple  # SeedSequence entropy for the learner's random draws
     timeout: float | None
+    overrides: tuple = ()  # (param, value) pairs chosen by `select` (lsokl.runner.selection)
+    selection: dict | None = None  # the selection's summary, kept in the record
 
     def order(self, n: int, permutations, epoch: int = 0) -> np.ndarray:
         """The stream order, computed where it is used (20 orders of a 5M-row set are 800 MB).
@@ -81,7 +83,8 @@ def execute(job: Job, X, y, permutations=None, X_test=None, y_test=None) -> dict
 def build(job: Job, **overrides):
     from ..learners import registry
 
-    return registry.create(job.spec["learner"], job.spec["task"], **{**job.spec["params"], **overrides})
+    params = {**job.spec["params"], **dict(job.overrides), **overrides}
+    return registry.create(job.spec["learner"], job.spec["task"], **params)
 
 
 def random_source(job: Job, learner):

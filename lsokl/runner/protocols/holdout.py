@@ -30,7 +30,10 @@ The record (``lsokl.results.record``): ``metric`` = ``test_accuracy`` (classific
 ``test_rmse`` (regression) and ``value`` its value (a fraction, not %); ``time_s`` = training time;
 ``support_size``; ``mistake_rate`` = the online mistake rate of the training pass (None for batch
 learners); and ``holdout`` = {n_train, n_test, epochs, steps, train_time_s, test_time_s,
-test_accuracy, test_rmse, train_mistake_rate}.
+test_accuracy, test_rmse, train_mistake_rate, evaluated_on, selection}.
+
+Hyper-parameter selection (``select:``) is in :mod:`lsokl.runner.selection`; its inner cells are
+holdout cells on a validation cut (``evaluated_on: validation``), which reports leave out.
 
 Where to extend: a test-error curve at checkpoints belongs in :func:`_train_online` (score the test
 set between ``run`` segments); a batch learner needs nothing here beyond ``fit``/``predict``.
@@ -209,8 +212,12 @@ def evaluate(job, learner, data, *, trace, train_time: float, n_train: int, epoc
             "n_train": int(n_train), "n_test": int(len(y_test)), "epochs": epochs, "steps": int(steps),
             "train_time_s": float(train_time), "test_time_s": float(test_time),
             "test_accuracy": acc, "test_rmse": rmse, "train_mistake_rate": rate,
+            # "validation": an inner cell of `select` (scored on a validation cut; reports skip it)
+            "evaluated_on": job.spec.get("evaluate", "test"),
         },
     }
+    if job.selection is not None:
+        fields["holdout"]["selection"] = job.selection
     if task == "regression" and trace is not None:
         fields["squared_loss"] = None  # the training pass's loss stays in the curve; value is the test RMSE
     return Outcome(status=status, trace=trace, fields=fields)

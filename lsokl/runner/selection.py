@@ -1,0 +1,169 @@
+"""Choosing a hyper-parameter per cell (holdout protocol): ``select: {param: [...], by: ...}``.
+
+Example (top level, or inside one algorithm's entry, which then wins)::
+
+    select: {sigma: [0.5, 1, 2], by: validation, validation_fraction: 0.1}
+
+Several parameters give their product grid. ``by: validation`` cuts a seeded stratified
+``validation_fraction`` (default 0.1) of the training rows (fixed per dataset and seed), fits every
+candidate on the rest and scores it on the cut; the best (highest accuracy, lowest RMSE; the first
+in grid order on ties; failed or diverged candidates never win) is then fitted on the whole
+training split and tested. The inner fits are cells too: each has its own key and record (the
+holdout record of the inner split), so a rerun resumes them, and the outer record lists every
+candidate's score in ``holdout.selection``.
+
+Adding a method (the batch-table helper adds ``by: cv``) = one class with ``name``, ``OPTIONS``
+and three methods, plus one line in :data:`METHODS`:
+
+* ``splits(prepared, options, seed) -> {suffix: Prepared}``: the inner training/evaluation data,
+  built once per dataset in the main process (``validation``: one split; ``cv``: k folds);
+* ``inner(cell, options) -> [(Cell, suffix)]``: the inner cells of one outer cell;
+* ``score(candidate_records) -> float``: one number per candidate from its inner records.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+import numpy as np
+
+SELECT_KEY = "select"
+
+
+class Validation:
+    name = "validation"
+    OPTIONS = {"validation_fraction": 0.1}
+
+    def splits(self, prepared, options: dict, seed: int) -> dict:
+        from .protocols import Prepared
+        from .protocols.holdout import _stratified_split
+
+        f = options["validation_fraction"]
+        inner, X_val, y_val = _stratified_split(prepared.train, f, seed + 7919)  # not the test cut's seed
+        return {f"validation={f:g}": Prepared(train=inner, X_test=X_val, y_test=y_val,
+                                              info={"evaluated_on": f"validation {f:g}"})}
+
+    def inner(self, cell, options: dict) -> list:
+        f = options["validation_fraction"]
+        extra = {"evaluate": "validation", "validation_fraction": f}
+        out = []
+        for cand in candidates(cell):
+            params = dict(cell.params)
+            params.update(cand)
+            opts = dict(cell.protocol_options)
+            opts.update(extra)
+            out.append((replace(cell, params=tuple(sorted(params.items())), select=(),
+                                protocol_options=tuple(sorted(opts.items()))), f"validation={f:g}"))
+        return out
+
+    def score(self, records: list) -> float:
+        return records[0]["value"]
+
+
+METHODS = {"validation": Validation()}
+
+
+def options_of(cell) -> tuple[str, dict, dict]:
+    """(method name, method options, {param: candidate values}) of a cell's ``select``."""
+    sel = dict(cell.select)
+    method = sel.pop("by")
+    m = METHODS[method]
+    opts = {k: sel.pop(k, default) for k, default in m.OPTIONS.items()}
+    return method, opts, {k: list(v) for k, v in sel.items()}
+
+
+def candidates(cell) -> list[dict]:
+    _, _, grid = options_of(cell)
+    keys = list(grid)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+def inner_cells(cell) -> list:
+    """[(inner cell, data suffix)], one per candidate (times folds for k-fold methods)."""
+    method, opts, _ = options_of(cell)
+    return METHODS[method].inner(cell, opts)
+
+
+def splits(cell, prepared, seed: int) -> dict:
+    method, opts, _ = options_of(cell)
+    return METHODS[method].splits(prepared, opts, seed)
+
+
+def choose(cell, inner: list, records: list) -> tuple[dict | None, dict]:
+    """The winning candidate (None when none finished ok) and the summary the record keeps.
+
+    ``inner``: the output of :func:`inner_cells`; ``records``: their records (None if absent)."""
+    method, opts, grid = options_of(cell)
+    m = METHODS[method]
+    regression = cell.task == "regression"
+    by_cand: dict = {}
+    for (icell, _), rec in zip(inner, records):
+        cand = {k: dict(icell.params)[k] for k in grid}
+        by_cand.setdefault(_canon(cand), (cand, []))[1].append(rec)
+    rows, best, best_score = [], None, None
+    for cand, recs in by_cand.values():
+        ok = all(r is not None and r["status"] == "ok" and r["value"] is not None for r in recs)
+        s = float(m.score(recs)) if ok else None
+        rows.append({"params": cand, "score": s,
+                     "status": "ok" if ok else ",".join(sorted({(r or {}).get("status") or "missing"
+                                                                for r in recs}))})
+        if s is not None and math.isfinite(s):
+            better = best_score is None or (s < best_score if regression else s > best_score)
+            if better:
+                best, best_score = cand, s
+    summary = {"by": method, **opts, "grid": grid, "candidates": rows, "chosen": best,
+               "score": best_score, "metric": "validation " + ("rmse" if regression else "accuracy")}
+    return best, summary
+
+
+def _canon(d: dict) -> str:
+    import json
+
+    return json.dumps(d, sort_keys=True, default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
+
+
+def parse(v, key: str, value, cls, lname: str) -> tuple:
+    """Validate a ``select`` mapping; returns the sorted tuple stored on the cell."""
+    from ..config import _join, describe_rule
+
+    if not isinstance(value, dict):
+        v.expected(key, "a mapping like {sigma: [1, 4], by: validation}", value)
+    value = dict(value)
+    method = value.pop("by", None)
+    if method is None:
+        v.fail(_join(key, "by"), "is required (one of " + ", ".join(METHODS) + ")")
+    v.choice(_join(key, "by"), method, tuple(METHODS))
+    m = METHODS[method]
+    out = {"by": method}
+    for opt, default in m.OPTIONS.items():
+        val = value.pop(opt, default)
+        if isinstance(default, float):
+            if not (isinstance(val, (int, float)) and not isinstance(val, bool) and 0 < val < 1):
+                v.expected(_join(key, opt), "a number strictly between 0 and 1", val)
+            val = float(val)
+        elif isinstance(default, int):
+            val = v.int_(_join(key, opt), val, low=2)
+        out[opt] = val
+    if not value:
+        v.fail(key, "names no parameter to select (e.g. `sigma: [1, 4]`)")
+    accepted = set(cls._get_param_names()) if cls is not None else None
+    for pname, vals in value.items():
+        pkey = _join(key, pname)
+        if accepted is not None and pname not in accepted:
+            from ..errors import closest
+
+            guess = closest(pname, accepted)
+            hint = f" Did you mean {guess[0]!r}?" if guess else ""
+            v.fail(pkey, f"{lname} has no parameter {pname!r}.{hint}")
+        if not isinstance(vals, list) or not vals:
+            v.expected(pkey, "a non-empty list of candidate values", vals)
+        rule = getattr(cls, "_params", {}).get(pname) if cls is not None else None
+        for i, val in enumerate(vals):
+            if rule is not None:
+                try:
+                    rule.check(cls.__name__, pname, val)
+                except ValueError:
+                    v.expected(f"{pkey}[{i}]", describe_rule(rule) or "a valid value", val)
+        out[pname] = tuple(vals)
+    return tuple(sorted(out.items()))
