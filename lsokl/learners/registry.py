@@ -23,6 +23,11 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("binary", "nogd"): "lsokl.learners.nogd:NOGD",
     ("binary", "libsvm"): "lsokl.learners.libsvm:LIBSVM",  # batch: holdout protocol only
     ("binary", "llsvm"): "lsokl.learners.llsvm:LLSVM",  # batch: holdout protocol only
+    # BPegasosM (ICML 2010) and BudgetedSVM's BSGD: binary data as 2 classes (spec BUDGETED_PEGASOS.md)
+    ("binary", "pegasos"): "lsokl.learners.bpegasos:BinaryPegasos",
+    ("binary", "bpegasos"): "lsokl.learners.bpegasos:BinaryBPegasos",
+    ("binary", "bsgd-m"): "lsokl.learners.bpegasos:BinaryBSGDM",
+    ("binary", "bsgd-r"): "lsokl.learners.bpegasos:BinaryBSGDR",
     # Multi-class (spec section 2): one shared support set, one coefficient per (class, SV).
     ("multiclass", "perceptron"): "lsokl.learners.perceptron:MulticlassPerceptron",
     ("multiclass", "ogd"): "lsokl.learners.ogd:MulticlassOGD",
@@ -34,6 +39,10 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("multiclass", "bogd"): "lsokl.learners.bogd:MulticlassBOGD",
     ("multiclass", "fogd"): "lsokl.learners.fogd:MulticlassFOGD",
     ("multiclass", "nogd"): "lsokl.learners.nogd:MulticlassNOGD",
+    ("multiclass", "pegasos"): "lsokl.learners.bpegasos:Pegasos",
+    ("multiclass", "bpegasos"): "lsokl.learners.bpegasos:BPegasos",
+    ("multiclass", "bsgd-m"): "lsokl.learners.bpegasos:BSGDM",
+    ("multiclass", "bsgd-r"): "lsokl.learners.bpegasos:BSGDR",
     # Regression (spec section 3): update when |y - f| > epsilon, report the squared loss.
     ("regression", "perceptron"): "lsokl.learners.perceptron:RegressionPerceptron",
     ("regression", "ogd"): "lsokl.learners.ogd:RegressionOGD",
@@ -51,6 +60,7 @@ DISPLAY_NAMES = {
     "perceptron": "Perceptron", "ogd": "OGD", "rbp": "RBP", "forgetron": "Forgetron",
     "projectron": "Projectron", "projectron++": "Projectron++", "bpas": "BPA-S", "bogd": "BOGD",
     "fogd": "FOGD", "nogd": "NOGD", "norma": "NORMA", "libsvm": "LIBSVM", "llsvm": "LLSVM",
+    "pegasos": "PegasosM", "bpegasos": "BPegasosM", "bsgd-m": "BSGD-M", "bsgd-r": "BSGD-R",
 }
 
 ALIASES = {"bpa-s": "bpas", "projectronpp": "projectron++", "kernel-perceptron": "perceptron",
