@@ -650,9 +650,9 @@ class BPegasos(SupportVectorLearner):
         return gaussian_gram(X, self.sv_[:m], self.sigma) @ self.alpha_[:m]
 
 
-class BinaryBPegasos(BPegasos):
-    """BPegasosM on binary data as 2 classes (-1 -> class 0, +1 -> class 1);
-    ``decision_function`` = f_1 - f_0."""
+class TwoClasses:
+    """Mixin placed first: binary data (-1/+1) learned as 2 classes (class 0 / class 1), as
+    BudgetedSVM does; ``decision_function`` = f_1 - f_0."""
 
     task = "binary"
 
@@ -660,8 +660,12 @@ class BinaryBPegasos(BPegasos):
         return (np.asarray(y) > 0).astype(np.int64)
 
     def _scores(self, stream):
-        s = super()._scores(stream)
+        s = BPegasos._scores(self, stream)
         return s[:, 1] - s[:, 0]
+
+
+class BinaryBPegasos(TwoClasses, BPegasos):
+    __doc__ = BPegasos.__doc__
 
 
 class Pegasos(BPegasos):
@@ -690,10 +694,8 @@ class Pegasos(BPegasos):
     random_state = None
 
 
-class BinaryPegasos(Pegasos):
-    task = "binary"
-    _class_labels = BinaryBPegasos._class_labels
-    _scores = BinaryBPegasos._scores
+class BinaryPegasos(TwoClasses, Pegasos):
+    __doc__ = Pegasos.__doc__
 
 
 class BSGD(BPegasos):
@@ -735,13 +737,9 @@ class BSGDR(BSGD):
     fixed_maintenance = "smallest"
 
 
-class BinaryBSGDM(BSGDM):
-    task = "binary"
-    _class_labels = BinaryBPegasos._class_labels
-    _scores = BinaryBPegasos._scores
+class BinaryBSGDM(TwoClasses, BSGDM):
+    __doc__ = BSGD.__doc__
 
 
-class BinaryBSGDR(BSGDR):
-    task = "binary"
-    _class_labels = BinaryBPegasos._class_labels
-    _scores = BinaryBPegasos._scores
+class BinaryBSGDR(TwoClasses, BSGDR):
+    __doc__ = BSGD.__doc__

@@ -18,7 +18,9 @@ and three methods, plus one line in :data:`METHODS`:
 * ``splits(prepared, options, seed) -> {suffix: Prepared}``: the inner training/evaluation data,
   built once per dataset in the main process (``validation``: one split; ``cv``: k folds);
 * ``inner(cell, options) -> [(Cell, suffix)]``: the inner cells of one outer cell;
-* ``score(candidate_records) -> float``: one number per candidate from its inner records.
+* ``score(candidate_records) -> float``: one number per candidate from its inner records;
+* optional ``check_option(v, key, name, value) -> value``: validate an option (``v.fail(key, ...)``
+  on a bad one); without it float defaults must lie in (0, 1) and int defaults be >= 2.
 """
 from __future__ import annotations
 
@@ -138,6 +140,9 @@ def parse(v, key: str, value, cls, lname: str) -> tuple:
     out = {"by": method}
     for opt, default in m.OPTIONS.items():
         val = value.pop(opt, default)
+        if hasattr(m, "check_option"):  # a method's own validation: check_option(v, key, name, value)
+            out[opt] = m.check_option(v, _join(key, opt), opt, val)
+            continue
         if isinstance(default, float):
             if not (isinstance(val, (int, float)) and not isinstance(val, bool) and 0 < val < 1):
                 v.expected(_join(key, opt), "a number strictly between 0 and 1", val)

@@ -203,7 +203,9 @@ def evaluate(job, learner, data, *, trace, train_time: float, n_train: int, epoc
     if support is None and hasattr(learner, "n_support_"):
         support = int(np.sum(learner.n_support_))
     steps = trace.n_samples if trace is not None else n_train
-    rate = trace.mistakes / trace.n_samples if trace is not None and trace.n_samples else None
+    # a learner may stop early (PegasosM's max_support): the rate is over the steps it took
+    steps = int(getattr(learner, "n_trained_", steps) or steps)
+    rate = trace.mistakes / steps if trace is not None and steps else None
     fields = {
         "metric": metric, "value": value if np.isfinite(value) else None, "time_s": float(train_time),
         "support_size": None if support is None else int(support), "n_samples": int(n_train),
