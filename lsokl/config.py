@@ -371,7 +371,9 @@ def _learner_class(name: str, task: str):
 
 
 # --------------------------------------------------------------------------- loading
-def load_config(path: str | Path) -> Experiment:
+def load_config(path: str | Path, *, max_cells: int | None = None) -> Experiment:
+    """Read, validate and expand a config file; ``max_cells`` (default: the resources module's limit) refuses a
+    grid above that many cells before expanding it."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"{path}: no such config file")
@@ -381,12 +383,19 @@ def load_config(path: str | Path) -> Experiment:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    return parse_config(raw, str(path))
+    return parse_config(raw, str(path), max_cells=max_cells)
 
 
-def parse_config(raw: Any, source: str = "<config>") -> Experiment:
-    """Validate a config (already parsed from YAML) and expand it to cells."""
+def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = None) -> Experiment:
+    """Validate a config (already parsed from YAML) and expand it to cells.
+
+    The grid is counted before it is expanded: above ``max_cells`` (default
+    :data:`lsokl.runner.resources.DEFAULT_MAX_CELLS`) it is refused with its count."""
     from .learners import registry
+    from .runner.resources import DEFAULT_MAX_CELLS, grid_too_large, settings_count
+
+    max_cells = DEFAULT_MAX_CELLS if max_cells is None else max_cells
+    planned = 0
 
     v = _Validator(source)
     top = v.mapping("", raw, TOP_KEYS)
@@ -542,6 +551,9 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
             selected = select_of.get(label) or ()
             for k in dict(selected):
                 merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
+            planned += settings_count(merged) * n_perms
+            if planned > max_cells:
+                continue  # keep counting, expand nothing more: the whole count goes into the error
             for params in _expand(v, cls, lname, merged, paths):
                 for k in dict(selected):
                     params.pop(k, None)
@@ -554,6 +566,8 @@ def parse_config(raw: Any, source: str = "<config>") -> Experiment:
                         n_checkpoints=checkpoints, timeout=timeout, split=spec.split,
                         protocol=protocol_name, select=selected,
                         protocol_options=_cell_options(protocol_options, spec)))
+    if planned > max_cells:
+        v.fail("", grid_too_large(planned, max_cells))
     return Experiment(path=source, name=name, seed=seed, datasets=datasets,
                       algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
                       warnings=warnings, protocol=protocol_name, protocol_options=protocol_options)

@@ -81,13 +81,20 @@ def run(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the expanded grid and exit"),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="no progress bar"),
+    max_cells: int = typer.Option(
+        200_000, "--max-cells", min=1, help="refuse a config whose grid expands to more cells than this "
+                                           "(counted before expanding; also with --dry-run)"),
+    memory_limit: Optional[float] = typer.Option(
+        None, "--memory-limit", metavar="GIB", min=0.0,
+        help="refuse (record as failed, not started) cells whose estimated memory exceeds this many GiB "
+             "[default: the memory available when the run starts; 0 = no check]"),
 ) -> None:
     """Run every cell of a config (dataset x algorithm x parameters x permutation); resumable."""
     from ..config import load_config
     from ..runner import run_experiment
 
     try:
-        exp = load_config(config)
+        exp = load_config(config, max_cells=max_cells)
         for w in exp.warnings:
             console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
         if dry_run:
@@ -98,7 +105,9 @@ def run(
         summary = run_experiment(
             exp, out, datasets=dataset, algorithms=algorithm, jobs=jobs, backend=backend,
             scheduler=scheduler, force=force, retry_failed=retry_failed,
-            config_text=config.read_text(), progress=None if quiet else _Bar())
+            config_text=config.read_text(), progress=None if quiet else _Bar(),
+            memory_limit=None if memory_limit is None else (float("inf") if memory_limit == 0
+                                                            else memory_limit * 2**30))
     except LsoklError as exc:
         _fail(exc)
     ran = sum(summary.ran.values())

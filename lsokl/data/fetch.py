@@ -250,8 +250,11 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
         opts["_categories"] = train_meta["categories"]
     plain = [formats.decompress(path, workdir, opts.get("member"), f.compression)
              for (path, *_), f in zip(files, s.files)]
+    storage = spec.storage
+    if train_meta and train_meta.get("storage_note"):
+        storage = "csr"  # the train split was kept sparse (too wide for dense): the test split follows it
     try:
-        parsed = formats.read(spec.format, plain, spec.d, opts, spec.storage)
+        parsed = formats.read(spec.format, plain, spec.d, opts, storage)
     except (DataError, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - a reader library's own error on a bad file: say which file
@@ -297,6 +300,8 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
         meta["target_range"] = [targ["lo"][0], targ["hi"][0]]
     if parsed.info.get("categories"):
         meta["categories"] = parsed.info["categories"]
+    if parsed.info.get("storage_note"):
+        meta["storage_note"] = f"{where}: {parsed.info['storage_note']}"
     if parsed.permutations is not None:
         meta["permutations"] = {"key": parsed.info.get("permutation_key"), "runs": int(parsed.permutations.shape[0]),
                                 "base": 0}
@@ -371,6 +376,8 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
                 result.warnings.append(message)
                 warnings.warn(message, UnverifiedFileWarning, stacklevel=2)
             X, y, perms, meta = _build_split(spec, s, files, workdir, train_meta if s != "train" else None)
+            if meta.get("storage_note"):
+                result.warnings.append(meta["storage_note"])
             cache.write_split(spec.name, s, X, y, perms, meta)
             if s == "train":
                 train_meta = meta

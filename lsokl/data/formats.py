@@ -495,6 +495,23 @@ def _assemble(blocks, n: int, storage: str):
     return X
 
 
+#: A sparse file is kept sparse, whatever the registry's ``storage: dense`` says, when its dense copy would be wider
+#: than this many features or larger than this many bytes: a stray huge feature index (or a wrong declared ``d``)
+#: must not become a 6 x 999,999,999 dense matrix in the cache.
+DENSE_MAX_FEATURES = 1 << 17
+DENSE_MAX_BYTES = 8 * 2**30
+
+
+def dense_refusal(shape) -> str | None:
+    """Why a matrix of ``shape`` is not stored dense (None when it may be)."""
+    n, d = int(shape[0]), int(shape[1])
+    if d > DENSE_MAX_FEATURES or 8.0 * n * d > DENSE_MAX_BYTES:
+        return (f"{n:,} x {d:,} features would take {8.0 * n * d / 2**30:,.1f} GiB dense (limits: "
+                f"{DENSE_MAX_FEATURES:,} features, {DENSE_MAX_BYTES / 2**30:g} GiB), so it is stored sparse (CSR) "
+                "although the registry says dense; check the registry's d and the file's feature indices")
+    return None
+
+
 READERS = {"libsvm": read_libsvm, "mat": read_mat, "idx": read_idx, "hdf5": read_hdf5, "csv": read_csv}
 
 
@@ -505,7 +522,10 @@ def read(fmt: str, paths: list[Path], d: int | None, opts: dict, storage: str) -
     else:
         parsed = READERS[fmt](paths, d, opts)
     X = parsed.X
-    if storage == "csr":
+    too_wide = dense_refusal(X.shape) if storage != "csr" and sp.issparse(X) else None
+    if too_wide:
+        parsed.info["storage_note"] = too_wide
+    if storage == "csr" or too_wide:
         X = sp.csr_matrix(X, dtype=np.float64)
         X.sort_indices()
     elif sp.issparse(X):

@@ -12,6 +12,7 @@ from ..config import Cell, DatasetSpec, Experiment, stable_hash
 from ..errors import ConfigError, DataError
 from ..results import ResultStore
 from .backends import BACKENDS, default_jobs, run_dask, run_loky
+from .resources import screen_memory
 from .seeds import learner_seed
 from .worker import Job
 
@@ -114,8 +115,11 @@ def cell_key(cell: Cell, sha: str, version: str) -> str:
 def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorithms=(),
                    jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                    force: bool = False, retry_failed: bool = False, config_text: str | None = None,
-                   progress=None, on_record=None) -> Summary:
+                   progress=None, on_record=None, memory_limit: float | None = None) -> Summary:
     """Run the selected cells of ``exp``; records go to ``results/records`` as they finish.
+
+    ``memory_limit``: bytes one cell may need by its estimate (lsokl.runner.resources), default the memory
+    available now; a cell above it is recorded as failed without being started (``inf`` turns the check off).
 
     ``progress``: an object with ``start(total)``, ``advance(record)``, ``stop()`` (the CLI
     passes a rich progress bar). ``on_record``: called with every record written.
@@ -212,6 +216,11 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
         progress.start(len(work) + len(pending))
 
     def dispatch(work):
+        # cells whose memory estimate exceeds the limit are recorded as failed instead of started
+        work, refused = screen_memory(work, data, protocol, memory_limit,
+                                      workers=1 if backend == "dask" else jobs)
+        for record in refused:
+            record_done(record)
         if not work:
             return
         stream = (run_dask(work, data, jobs, scheduler) if backend == "dask"

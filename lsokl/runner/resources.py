@@ -1,0 +1,203 @@
+"""Resource estimates made before anything is allocated: how big a grid is, how much memory a cell needs.
+
+Two guards, both cheap and both run before any work starts:
+
+* :func:`count_cells` / :data:`DEFAULT_MAX_CELLS`: the config layer counts a grid (settings x permutations) before it
+  expands it, so ``permutations: 1000000000`` is refused with its count instead of filling memory with cells
+  (``lsokl run --max-cells N`` raises the limit).
+* :func:`cell_memory`: what one cell will hold at its peak, from its parameters and the dataset's shape (features
+  x samples, D x d, B^2, kernel blocks), compared with the memory available now; a cell above it is not started but
+  recorded as failed with the estimate and what dominates it (``lsokl run --memory-limit GIB`` overrides).
+
+Adding a learner or a protocol: declare the estimate next to the code that allocates, with one method.
+
+* A learner class may define ``memory_estimate(self, n_samples, n_features, n_outputs) -> dict[str, float]``:
+  named parts in bytes, e.g. ``{"Fourier matrix U (d x D)": 8.0 * d * D}``. It is called on an unfitted instance
+  built from the cell's parameters, so it must only read parameters. ``n_outputs`` is the number of classes for
+  multi-class tasks, 1 otherwise. Without it, :func:`default_learner_estimate` guesses from the common parameters
+  (``budget``, ``n_fourier``/``n_components_``, an unbudgeted support set growing to n).
+* A protocol module may define ``memory_estimate(spec, n_samples, n_features, n_outputs) -> dict[str, float]`` for
+  what it allocates beside the learner (``spec`` is the cell spec); holdout-style protocols add their prediction
+  buffers this way.
+
+The data itself is not counted: the main process has already loaded it and workers read it memory-mapped. The
+estimates are deliberately simple upper-ish bounds of the big arrays (float64, 8 bytes per value); they exist to
+catch settings that are off by orders of magnitude, not to budget memory to the last MB.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+F64 = 8.0
+#: cells (settings x permutations) a config may expand to without ``--max-cells``; the largest shipped
+#: reproduction has a few thousand
+DEFAULT_MAX_CELLS = 200_000
+#: rows of the blocks the compiled loops batch into BLAS calls (features.BLOCK; kept apart to avoid the import)
+BLOCK_ROWS = 256
+
+
+def gib(n: float) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new process now (Linux MemAvailable, psutil where installed), or None."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - not installed or unsupported platform
+        pass
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+# --- grid size ----------------------------------------------------------------------------------------------------
+
+def settings_count(merged: dict) -> int:
+    """How many parameter settings the lists of ``merged`` expand to (their product), without expanding."""
+    return math.prod(len(v) if isinstance(v, list) else 1 for v in merged.values())
+
+
+def grid_too_large(total: int, limit: int | None) -> str | None:
+    if limit is None or total <= limit:
+        return None
+    return (f"the grid expands to {total:,} cells (settings x permutations x datasets), above the limit of "
+            f"{limit:,}; check `permutations:` and the parameter lists, or raise the limit with --max-cells "
+            f"{total}")
+
+
+# --- memory per cell ------------------------------------------------------------------------------------------------
+
+def default_learner_estimate(learner, n_samples: int, n_features: int, n_outputs: int) -> dict[str, float]:
+    """The big arrays of a learner that does not declare ``memory_estimate``, from its common parameters."""
+    d, m = float(n_features), float(max(n_outputs, 1))
+    parts: dict[str, float] = {}
+    D = None
+    try:
+        D = getattr(learner, "n_components_", None)
+    except Exception:  # noqa: BLE001 - a property that validates parameters; the config layer reports those
+        D = None
+    if D is None and getattr(learner, "n_fourier", None) is not None:
+        D = learner.n_fourier
+    if D is not None:
+        D = float(D)
+        parts[f"random features U (d x D = {n_features:,} x {int(D):,})"] = F64 * d * D
+        parts[f"projection blocks (2 x {BLOCK_ROWS} x D)"] = 2 * F64 * BLOCK_ROWS * D
+        parts["weights (2D x outputs)"] = F64 * 2 * D * m
+        return parts
+    budget = getattr(learner, "budget", None)
+    budgeted = getattr(learner, "budgeted", True)
+    if budget is not None and budgeted:
+        B = float(budget)
+        parts[f"support vectors (B x d = {int(B):,} x {n_features:,})"] = F64 * B * (d + m + 3)
+        parts[f"B x B matrices (B = {int(B):,}: Gram, inverse, eigenvectors)"] = 3 * F64 * B * B
+        parts[f"dense copies of input rows (2 x d = 2 x {n_features:,})"] = 2 * F64 * d
+        return parts
+    if hasattr(learner, "run"):  # an unbudgeted online learner: the support set can grow to every sample
+        n = float(n_samples)
+        parts[f"support vectors (up to n x d = {n_samples:,} x {n_features:,})"] = F64 * n * (d + m + 3)
+        parts["kernel rows (n)"] = F64 * n
+        parts[f"dense copies of input rows (2 x d = 2 x {n_features:,})"] = 2 * F64 * d
+        return parts
+    # a batch learner without its own estimate: assume it copies the training data once
+    parts[f"a copy of the training data (n x d = {n_samples:,} x {n_features:,})"] = F64 * n_samples * d
+    return parts
+
+
+def cell_memory(learner, n_samples: int, n_features: int, n_outputs: int = 1, protocol=None,
+                spec: dict | None = None) -> dict[str, float]:
+    """Named parts (bytes) of one cell's peak memory: the learner's own estimate (or the default) plus the
+    protocol's."""
+    own = getattr(learner, "memory_estimate", None)
+    parts = dict(own(n_samples, n_features, n_outputs) if callable(own)
+                 else default_learner_estimate(learner, n_samples, n_features, n_outputs))
+    proto = getattr(protocol, "memory_estimate", None) if protocol is not None else None
+    if callable(proto):
+        parts.update(proto(spec or {}, n_samples, n_features, n_outputs))
+    return parts
+
+
+#: the share of the available memory the cells running at once may plan to use; the rest is for the data, the
+#: main process and whatever else runs on the machine
+SAFETY_SHARE = 0.8
+
+
+def default_limit(workers: int = 1) -> tuple[float | None, str]:
+    """(bytes one cell may need, how that was decided) from the memory available now and the concurrent cells."""
+    avail = available_memory()
+    if avail is None:
+        return None, "unknown"
+    workers = max(int(workers), 1)
+    share = f"{SAFETY_SHARE:.0%} of the {gib(avail)} available now"
+    return SAFETY_SHARE * avail / workers, share + (f", shared by {workers} parallel cells" if workers > 1 else "")
+
+
+def too_much_memory(parts: dict[str, float], limit: float | None, how: str = "the limit") -> str | None:
+    """A one-line refusal when the parts add up to more than ``limit`` bytes, naming the biggest part."""
+    total = sum(parts.values())
+    if limit is None or total <= limit:
+        return None
+    biggest = max(parts, key=parts.get)
+    return (f"needs about {gib(total)} of memory (largest: {biggest}, {gib(parts[biggest])}), more than the "
+            f"{gib(limit)} a cell may use ({how}); not started. Lower the parameter that sets that size, or "
+            "override with --memory-limit GIB.")
+
+
+def n_outputs_of(task: str, y) -> int:
+    if task != "multiclass":
+        return 1
+    try:
+        return int(max(int(y.max()) + 1, 1)) if len(y) else 1
+    except (TypeError, ValueError):
+        return 1
+
+
+def screen_memory(work: list, data: dict, protocol, limit: float | None, workers: int = 1) -> tuple[list, list]:
+    """Split ``work`` ((Job, data key) pairs; ``data[key]`` = the arrays a worker receives, X and y first) into the
+    cells to run and failed records of the cells whose estimate exceeds ``limit`` bytes (default:
+    :func:`default_limit` for ``workers`` cells at once; ``inf`` = no check). One estimate per distinct (data,
+    learner, parameters): building an unfitted learner allocates nothing."""
+    how = "--memory-limit"
+    if limit is None:
+        limit, how = default_limit(min(workers, len(work)))
+    if limit is None or math.isinf(limit) or not work:
+        return work, []
+    from ..config import stable_hash
+    from ..learners import registry
+    from ..results.record import make_record, now
+
+    keep, refused, verdicts = [], [], {}
+    for job, dkey in work:
+        spec = job.spec
+        X, y = data[dkey][0], data[dkey][1]
+        n, d = int(X.shape[0]), int(X.shape[1])
+        params = {**spec["params"], **dict(getattr(job, "overrides", None) or ())}
+        key = (dkey, spec["learner"], spec["task"], stable_hash(params))
+        if key not in verdicts:
+            try:
+                learner = registry.create(spec["learner"], spec["task"], **params)
+                parts = cell_memory(learner, n, d, n_outputs_of(spec["task"], y), protocol, spec)
+                verdicts[key] = too_much_memory(parts, limit, how)
+            except Exception:  # noqa: BLE001 - a learner that cannot even be built fails in its worker, saying why
+                verdicts[key] = None
+        why = verdicts[key]
+        if why is None:
+            keep.append((job, dkey))
+            continue
+        name = str(dkey).split("|")[0]
+        refused.append(make_record(
+            key=job.key, spec=spec, status="failed", config_hash=job.config_hash, config_name=job.config_name,
+            algorithm=job.algorithm, n_samples=n, n_features=d, started_at=now(), wall_s=0.0,
+            error={"type": "MemoryEstimateError", "message": f"{name} ({n:,} x {d:,}): {why}", "traceback": None}))
+    return keep, refused
