@@ -102,3 +102,107 @@ def test_the_cell_timeout_reaches_the_solver(tmp_path):
     learner = create("libsvm", C=1.0, sigma=4.0)
     _train_batch(Job(), learner, CellData(Xtr, ytr))
     assert learner.time_limit == 12.5
+
+
+# --------------------------------------------------------------------------- select: {by: cv}
+CV = CONFIG.replace("permutations: 1", "permutations: 2").replace(
+    "  libsvm: {C: 4, sigma: 4}\n  llsvm: {C: 4, sigma: 4, budget: 30}\n",
+    "  libsvm: {C: 4, select: {sigma: [0.05, 4, 50], by: cv, folds: 3}}\n")
+
+
+def _folds(Xtr, ytr, k, subsample=None):
+    """The documented fold recipe, recomputed independently."""
+    from sklearn.model_selection import StratifiedKFold, train_test_split
+
+    from lsokl.runner.seeds import name_entropy
+
+    state = np.random.SeedSequence([1, 3, name_entropy("breast_cancer")]).generate_state(2)
+    rows = np.arange(len(ytr))
+    if subsample:
+        rows = np.sort(train_test_split(rows, train_size=subsample, random_state=int(state[0]),
+                                        stratify=ytr)[0])
+    skf = StratifiedKFold(k, shuffle=True, random_state=int(state[1]))
+    return [(rows[np.sort(a)], rows[np.sort(b)]) for a, b in skf.split(rows, ytr[rows])]
+
+
+def test_cv_selection_on_a_toy_problem_is_the_hand_computed_choice_and_resumes(tmp_path):
+    from lsokl.learners import create
+
+    exp = _exp(tmp_path, CV)
+    s = run_experiment(exp, tmp_path / "res", jobs=1)
+    # 3 candidates x 3 folds, shared by both repetitions, then the 2 outer cells
+    assert s.exit_code == 0 and s.ran["ok"] == 9 + 2
+    recs = ResultStore(tmp_path / "res").records()
+    outer = [r for r in recs if r["holdout"]["evaluated_on"] == "test"]
+    inner = [r for r in recs if r["holdout"]["evaluated_on"] == "cv"]
+    assert len(outer) == 2 and len(inner) == 9
+    Xtr, ytr, Xte, yte = _split()
+    folds = _folds(Xtr, ytr, 3)
+    assert sorted(np.concatenate([b for _, b in folds])) == list(range(len(ytr)))
+    expected = {}
+    for sigma in (0.05, 4, 50):
+        accs = []
+        for a, b in folds:
+            m = create("libsvm", C=4, sigma=sigma).fit(Xtr[a], ytr[a])
+            accs.append(np.mean(m.predict(Xtr[b]) == ytr[b]))
+        expected[sigma] = np.mean(accs)
+    best = max(expected, key=expected.get)
+    assert expected[0.05] < expected[best] - 0.1  # the toy grid has a clear loser
+    for r in outer:
+        sel = r["holdout"]["selection"]
+        assert sel["by"] == "cv" and sel["folds"] == 3 and sel["subsample"] is None
+        for c in sel["candidates"]:
+            assert c["score"] == pytest.approx(expected[c["params"]["sigma"]], abs=1e-12)
+        assert sel["chosen"] == {"sigma": best}
+        m = create("libsvm", C=4, sigma=best).fit(Xtr, ytr)
+        assert r["value"] == pytest.approx(np.mean(m.predict(Xte) == yte), abs=1e-12)
+    again = run_experiment(exp, tmp_path / "res", jobs=1)
+    assert again.skipped_ok == 11 and not again.ran
+
+
+def test_reduced_cv_folds_come_from_a_stratified_subsample(tmp_path):
+    from lsokl.runner import selection
+
+    text = CV.replace("by: cv, folds: 3", "by: cv, folds: 3, subsample: 120, reduced: 'a test'")
+    exp = _exp(tmp_path, text)
+    cell = exp.cells[0]
+    opts = selection.options_of(cell)[1]
+    assert opts == {"folds": 3, "subsample": 120, "reduced": "a test"}
+    Xtr, ytr, _, _ = _split()
+    from lsokl.data import Dataset
+    from lsokl.runner.protocols import Prepared
+
+    parts = selection.splits(cell, Prepared(train=Dataset("breast_cancer", Xtr, ytr, "binary", {})), 1)
+    want = _folds(Xtr, ytr, 3, subsample=120)
+    assert len(parts) == 3
+    for (sfx, prep), (a, b) in zip(parts.items(), want):
+        assert sfx.startswith("cv3-sub120-fold")
+        np.testing.assert_array_equal(prep.train.X, Xtr[a])
+        np.testing.assert_array_equal(prep.X_test, Xtr[b])
+    assert sum(len(b) for _, b in want) == 120
+
+
+@pytest.mark.parametrize("select, msg", [
+    ("{sigma: [1, 2], by: cv, fold: 5}", r"select\.fold: .*Did you mean 'folds'"),
+    ("{sigma: [1, 2], by: cv, folds: 1}", r"select\.folds: expected an integer >= 2"),
+    ("{sigma: [1, 2], by: cv, subsample: 5}", r"select\.subsample: expected an integer >= 10"),
+    ("{sigma: [1, 2], by: cv, reduced: 3}", r"select\.reduced: expected a sentence"),
+    ("{sigma: [-1, 0], by: cv}", r"select\.sigma\[0\]: expected a number > 0"),
+    ("{sigma: [], by: cv}", r"select\.sigma: expected a non-empty list"),
+    ("{sigma: [1], by: cvv}", "Did you mean 'cv'"),
+])
+def test_bad_cv_configs_name_the_key(tmp_path, select, msg):
+    from lsokl.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=msg):
+        _exp(tmp_path, CV.replace("{sigma: [0.05, 4, 50], by: cv, folds: 3}", select))
+
+
+def test_a_grid_where_no_candidate_finishes_fails_the_outer_cell_with_the_reason(tmp_path):
+    text = CV.replace("libsvm: {C: 4,", "libsvm: {C: 4, time_limit: 0.0001,")
+    s = run_experiment(_exp(tmp_path, text), tmp_path / "res", jobs=1)
+    recs = ResultStore(tmp_path / "res").records()
+    outer = [r for r in recs if (r.get("error") or {}).get("type") == "SelectionError"]
+    assert s.exit_code != 0 and len(outer) == 2
+    assert all(c["status"] == "failed" for c in outer[0]["holdout"]["selection"]["candidates"])
+    assert sum((r.get("error") or {}).get("type") == "FitTimeLimitError" for r in recs) == 9

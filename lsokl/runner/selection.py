@@ -63,7 +63,92 @@ class Validation:
         return records[0]["value"]
 
 
-METHODS = {"validation": Validation()}
+class CrossValidation:
+    """``by: cv``: stratified k-fold cross-validation on the training split (LSOKL Table 3).
+
+    Options: ``folds`` (5); ``subsample`` (null: every training row; an integer n: the folds are
+    cut from a seeded stratified subsample of n training rows, a *reduced* CV); ``reduced`` (free
+    text saying why a CV was reduced, kept in the records and printed by the report).
+
+    The folds are StratifiedKFold(folds, shuffle=True) with a state derived from the run's seed
+    and the dataset's name, so every learner of a dataset sees the same folds; inside each part
+    the rows keep their file order. One selection serves every repetition of a setting: the inner
+    cells all use repetition 0, so the outer cells of repetitions 1.. find them already run (the
+    same key) and choose the same candidate, as the authors ran one CV per dataset and algorithm.
+    A candidate's score is its mean accuracy (or RMSE) over the folds; a candidate with any fold
+    failed never wins.
+    """
+
+    name = "cv"
+    OPTIONS = {"folds": 5, "subsample": None, "reduced": None}
+
+    def check(self, v, key: str, options: dict) -> dict:
+        from ..config import _join
+
+        sub = options.get("subsample")
+        if sub is not None:
+            options["subsample"] = v.int_(_join(key, "subsample"), sub, low=2 * options["folds"])
+        why = options.get("reduced")
+        if why is not None and not isinstance(why, str):
+            v.expected(_join(key, "reduced"), "a sentence saying why the CV is reduced", why)
+        return options
+
+    @staticmethod
+    def suffix(options: dict, fold: int) -> str:
+        sub = options.get("subsample")
+        return f"cv{options['folds']}" + (f"-sub{sub}" if sub else "") + f"-fold{fold}"
+
+    def fold_indices(self, ds, options: dict, seed: int) -> list:
+        """[(train rows, evaluation rows)] of the training split, each sorted (file order)."""
+        from sklearn.model_selection import StratifiedKFold, KFold, train_test_split
+
+        from .seeds import name_entropy
+
+        state = np.random.SeedSequence([seed, 3, name_entropy(ds.name)]).generate_state(2)
+        y = np.asarray(ds.y)
+        rows = np.arange(len(y))
+        classification = ds.task != "regression"
+        sub = options.get("subsample")
+        if sub is not None and sub < len(y):
+            rows, _ = train_test_split(rows, train_size=sub, random_state=int(state[0]),
+                                       stratify=y if classification else None)
+            rows = np.sort(rows)
+        k = options["folds"]
+        splitter = (StratifiedKFold if classification else KFold)(k, shuffle=True,
+                                                                 random_state=int(state[1]))
+        return [(rows[np.sort(tr)], rows[np.sort(te)]) for tr, te in splitter.split(rows, y[rows])]
+
+    def splits(self, prepared, options: dict, seed: int) -> dict:
+        from .protocols import Prepared
+
+        ds = prepared.train
+        out = {}
+        for i, (tr, te) in enumerate(self.fold_indices(ds, options, seed)):
+            train = replace(ds, X=ds.X[tr], y=np.asarray(ds.y)[tr], permutations=None)
+            out[self.suffix(options, i)] = Prepared(
+                train=train, X_test=ds.X[te], y_test=np.asarray(ds.y)[te],
+                info={"evaluated_on": f"cv fold {i + 1}/{options['folds']}"})
+        return out
+
+    def inner(self, cell, options: dict) -> list:
+        out = []
+        for cand in candidates(cell):
+            params = dict(cell.params)
+            params.update(cand)
+            for i in range(options["folds"]):
+                opts = dict(cell.protocol_options)
+                opts.update(evaluate="cv", folds=options["folds"], fold=i,
+                            subsample=options.get("subsample"))
+                out.append((replace(cell, params=tuple(sorted(params.items())), select=(),
+                                    permutation=0, protocol_options=tuple(sorted(opts.items()))),
+                            self.suffix(options, i)))
+        return out
+
+    def score(self, records: list) -> float:
+        return float(np.mean([r["value"] for r in records]))
+
+
+METHODS = {"validation": Validation(), "cv": CrossValidation()}
 
 
 def options_of(cell) -> tuple[str, dict, dict]:
@@ -150,6 +235,8 @@ def parse(v, key: str, value, cls, lname: str) -> tuple:
         elif isinstance(default, int):
             val = v.int_(_join(key, opt), val, low=2)
         out[opt] = val
+    if hasattr(m, "check"):  # options a method validates itself (cv: subsample, reduced)
+        out = m.check(v, key, out)
     if not value:
         v.fail(key, "names no parameter to select (e.g. `sigma: [1, 4]`)")
     accepted = set(cls._get_param_names()) if cls is not None else None
@@ -158,9 +245,10 @@ def parse(v, key: str, value, cls, lname: str) -> tuple:
         if accepted is not None and pname not in accepted:
             from ..errors import closest
 
-            guess = closest(pname, accepted)
+            guess = closest(pname, accepted | set(m.OPTIONS))
             hint = f" Did you mean {guess[0]!r}?" if guess else ""
-            v.fail(pkey, f"{lname} has no parameter {pname!r}.{hint}")
+            v.fail(pkey, f"{lname} has no parameter {pname!r} and `by: {method}` has no option "
+                         f"{pname!r}.{hint} Options of `by: {method}`: {', '.join(m.OPTIONS)}.")
         if not isinstance(vals, list) or not vals:
             v.expected(pkey, "a non-empty list of candidate values", vals)
         rule = getattr(cls, "_params", {}).get(pname) if cls is not None else None
