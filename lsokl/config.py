@@ -426,10 +426,15 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
         v.fail("algorithms", "is empty")
     algorithms: dict[str, tuple] = {}
     select_of: dict[str, tuple] = {}
+    perms_of: dict[str, int] = {}
     for label, entry in algos.items():
         key = _join("algorithms", label)
         entry = dict(v.mapping(key, entry))
         select_raw = entry.pop(SELECT_KEY, None)
+        # `permutations` in an algorithm's entry: repetitions of that algorithm everywhere (a
+        # deterministic batch solver needs one), unless a dataset's override says otherwise
+        if "permutations" in entry:
+            perms_of[label] = v.int_(_join(key, "permutations"), entry.pop("permutations"), low=1)
         lname = entry.pop(LEARNER_KEY, label)
         if not isinstance(lname, str):
             v.expected(_join(key, LEARNER_KEY), "a registered algorithm name", lname)
@@ -533,7 +538,8 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
             # `permutations` here is not a learner parameter: it lets one costly (dataset,
             # algorithm) pair run fewer passes than the rest of the grid.
             n_perms = v.int_(_join(okey, "permutations"),
-                             oparams.pop("permutations", spec.permutations), low=1)
+                             oparams.pop("permutations", perms_of.get(label, spec.permutations)),
+                             low=1)
             merged, paths = {}, {}
             accepted = set(cls._get_param_names()) if cls is not None else None
             for src, src_paths, filtered in ((defaults, default_paths, True),

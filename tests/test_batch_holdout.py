@@ -206,3 +206,12 @@ def test_a_grid_where_no_candidate_finishes_fails_the_outer_cell_with_the_reason
     assert s.exit_code != 0 and len(outer) == 2
     assert all(c["status"] == "failed" for c in outer[0]["holdout"]["selection"]["candidates"])
     assert sum((r.get("error") or {}).get("type") == "FitTimeLimitError" for r in recs) == 9
+
+
+def test_permutations_in_an_algorithm_entry_sets_its_repetitions(tmp_path):
+    exp = _exp(tmp_path, CONFIG.replace("permutations: 1", "permutations: 5").replace(
+        "libsvm: {C: 4, sigma: 4}", "libsvm: {C: 4, sigma: 4, permutations: 1}"))
+    counts = {}
+    for c in exp.cells:
+        counts[c.algorithm] = counts.get(c.algorithm, 0) + 1
+    assert counts == {"libsvm": 1, "llsvm": 5}

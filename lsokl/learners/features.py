@@ -199,6 +199,20 @@ class FourierMap:
             fourier_from_projections(self.project(stream, idx), Z[a:a + len(idx)])
         return Z
 
+    def scores(self, stream, W: np.ndarray) -> np.ndarray:
+        """z(x) @ W' for every row, block by block: never holds the (n, 2D) feature matrix
+        (16k test rows at D = 4000 would be 1 GB), so scoring a test set costs its arithmetic."""
+        n, D = stream.n_samples, self.n_components
+        W = np.asarray(W, dtype=np.float64)
+        out = np.empty((n,) + W.shape[:-1])
+        block = max(BLOCK, (1 << 22) // (2 * D))  # ~32 MB of features per block
+        Z = np.empty((min(block, n), 2 * D))
+        for a in range(0, n, block):
+            idx = np.arange(a, min(a + block, n))
+            fourier_from_projections(self.project(stream, idx), Z[:len(idx)])
+            out[a:a + len(idx)] = Z[:len(idx)] @ W.T
+        return out
+
 
 class NystromMap:
     """z(x) = M [kappa(x, s)]_{s in S} with M = Lambda^{-1/2} V' from the top-k eigenpairs of

@@ -191,7 +191,7 @@ class FOGD(OnlineLearner):
         return self.map_.transform(Stream(X))
 
     def _scores(self, stream) -> np.ndarray:
-        return self.map_.transform(stream) @ self.w_.astype(np.float64).T
+        return self.map_.scores(stream, self.w_)
 
 
 class MulticlassFOGD(FOGD):
