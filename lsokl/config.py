@@ -49,10 +49,10 @@ BUDGET_PARAM = "budget"
 
 TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_source",
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
-            "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select")
+            "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select", "test_at")
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
-                "budgets", "defaults", "algorithms", "exclude", "test_fraction")
+                "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws")
 LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
 
 
@@ -82,6 +82,7 @@ class DatasetSpec:
     permutation_source: str
     split: str | None = None  # train / test / all (the data layer's default when None)
     test_fraction: float | None = None  # holdout protocol: test rows cut from the train split
+    draws: dict | None = None  # holdout protocol, built-in generators: {n_train, n_test} per repetition
 
     def load_options(self) -> dict:
         """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
@@ -494,11 +495,14 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
             if protocol_name != "holdout":
                 v.fail(_join(dkey, "test_fraction"), "only means something with `protocol: holdout`")
             fraction = _fraction(v, _join(dkey, "test_fraction"), entry["test_fraction"])
-        if protocol_name == "holdout" and fraction is None and not _has_test_split(dname):
+        draws = _draws(v, _join(dkey, "draws"), entry.get("draws"), dname, protocol_name)
+        if draws is not None and fraction is not None:
+            v.fail(_join(dkey, "draws"), "fresh draws bring their own test points; drop `test_fraction`")
+        if protocol_name == "holdout" and fraction is None and draws is None and not _has_test_split(dname):
             v.fail(dkey, f"dataset {dname!r} has no test split, so `protocol: holdout` needs "
                          f"`test_fraction` (e.g. 0.2) for it (under {dkey} or at the top)")
         spec = DatasetSpec(
-            name=dname, task=dtask, split=split, test_fraction=fraction,
+            name=dname, task=dtask, split=split, test_fraction=fraction, draws=draws,
             scale=SCALE_ALIASES.get(dscale, dscale),
             max_samples=v.int_(_join(dkey, "max_samples"), entry.get("max_samples", max_samples),
                                low=1, allow_none=True),
@@ -605,14 +609,40 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
     name = v.choice("protocol", top.get("protocol", protocols.DEFAULT), tuple(protocols.PROTOCOLS))
     allowed = getattr(protocols.get(name), "OPTIONS", {})
     options = {}
-    for key in ("epochs", "test_fraction"):
+    for key in ("epochs", "test_fraction", "test_at"):
         if key in top and key not in allowed:
             v.fail(key, f"only means something with a protocol that reads it (not `protocol: {name}`)")
     if "epochs" in allowed:
         options["epochs"] = v.int_("epochs", top.get("epochs", allowed["epochs"]), low=1)
     if "test_fraction" in allowed and top.get("test_fraction") is not None:
         options["test_fraction"] = _fraction(v, "test_fraction", top["test_fraction"])
+    if "test_at" in allowed and top.get("test_at") is not None:
+        at = top["test_at"]
+        if not isinstance(at, list) or not at:
+            v.expected("test_at", "a non-empty list of training step counts", at)
+        options["test_at"] = tuple(sorted({v.int_(f"test_at[{i}]", x, low=1) for i, x in enumerate(at)}))
     return name, options
+
+
+def _draws(v: _Validator, key: str, value, name: str, protocol: str) -> dict | None:
+    """``draws: {n_train: N, n_test: M}``: a built-in generator drawn afresh per repetition."""
+    if value is None:
+        return None
+    if protocol != "holdout":
+        v.fail(key, "fresh draws only mean something with `protocol: holdout`")
+    import inspect
+
+    from .data import builtin
+
+    fn = builtin.BUILTINS.get(name, (None,))[0]
+    if fn is None or not {"n", "seed"} <= set(inspect.signature(fn).parameters):
+        gens = [n for n, e in builtin.BUILTINS.items() if {"n", "seed"} <= set(inspect.signature(e[0]).parameters)]
+        v.fail(key, f"{name!r} is not a built-in generator; draws work for {', '.join(gens)}")
+    value = v.mapping(key, value, ("n_train", "n_test"))
+    for k in ("n_train", "n_test"):
+        if k not in value:
+            v.fail(_join(key, k), "is required")
+    return {k: v.int_(_join(key, k), value[k], low=1) for k in ("n_train", "n_test")}
 
 
 def _fraction(v: _Validator, key: str, value) -> float:
@@ -635,6 +665,8 @@ def _cell_options(options: dict, spec: DatasetSpec) -> tuple:
     out = dict(options)
     if "test_fraction" in out or spec.test_fraction is not None:
         out["test_fraction"] = spec.test_fraction
+    if spec.draws is not None:
+        out["draws"] = tuple(sorted(spec.draws.items()))
     return tuple(sorted(out.items()))
 
 

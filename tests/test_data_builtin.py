@@ -38,11 +38,20 @@ def test_checkerboard_is_seeded_and_balanced():
 def test_waveform_follows_breimans_generator():
     ds = load("waveform", n=30000, seed=1)
     assert ds.X.shape == (30000, 21) and set(np.unique(ds.y)) == {0, 1, 2}
+    assert np.all(np.abs(np.bincount(ds.y) / 30000 - 1 / 3) < 0.02)  # equiprobable classes
     h = _waveform_bases()
-    assert h[0].argmax() == 10 and h[1].argmax() == 14 and h[2].argmax() == 6  # peaks at i = 11, 15, 7
-    for c, (i, j) in enumerate([(0, 1), (0, 2), (1, 2)]):  # class means = average of their two waves
+    assert h[0].argmax() == 6 and h[1].argmax() == 10 and h[2].argmax() == 14  # peaks at i = 7, 11, 15
+    for c, (i, j) in enumerate([(0, 2), (0, 1), (1, 2)]):  # class means = average of their two waves
         assert np.abs(ds.X[ds.y == c].mean(0) - (h[i] + h[j]) / 2).max() < 0.1
     assert load("waveform", n=10, noise_features=19).X.shape == (10, 40)
+
+
+def test_waveform_class_means_match_the_uci_file(shared_data):
+    """Spec 9.11: the generator's class c is the UCI file's class c (means within 0.1)."""
+    uci = load("waveform-uci", mirror=str(shared_data))
+    gen = load("waveform", n=200000, seed=2)
+    for c in range(3):
+        assert np.abs(gen.X[gen.y == c].mean(0) - uci.X[uci.y == c].mean(0)).max() < 0.1
 
 
 def test_scale_stream_has_the_asked_shape_and_is_kernel_learnable():

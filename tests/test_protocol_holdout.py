@@ -209,3 +209,48 @@ def test_bad_select_names_the_key(tmp_path, select, msg):
 def test_select_needs_holdout(tmp_path):
     with pytest.raises(ConfigError, match="needs `protocol: holdout`"):
         exp_from(tmp_path, "datasets: [breast_cancer]\nalgorithms: {perceptron: {select: {sigma: [1], by: validation}}}")
+
+
+def test_fresh_draws_per_repetition_and_a_learning_curve_from_one_pass(tmp_path):
+    from lsokl.data import load
+    from lsokl.learners import create
+
+    exp = exp_from(tmp_path, """
+        protocol: holdout
+        seed: 4
+        permutations: 2
+        scale: zscore
+        test_at: [100, 250]
+        datasets:
+          checkerboard: {draws: {n_train: 400, n_test: 300}}
+        algorithms: {perceptron: {sigma: 0.5}}
+        """)
+    run_experiment(exp, tmp_path / "res", jobs=1)
+    recs = sorted(ResultStore(tmp_path / "res").records(), key=lambda r: r["permutation"])
+    assert [r["holdout"]["n_train"] for r in recs] == [400, 400]
+    assert all(r["holdout"]["n_test"] == 300 for r in recs)
+    curves = [r["holdout"]["test_curve"] for r in recs]
+    assert all(c["n"] == [100, 250, 400] for c in curves)
+    assert curves[0]["test_value"][-1] == recs[0]["value"]
+    assert curves[0]["test_value"] != curves[1]["test_value"]  # different draws, different curves
+    # recompute repetition 1 by hand: its own draw, the prefix models score the curve's points
+    from lsokl.runner.seeds import name_entropy
+
+    s = int(np.random.SeedSequence([4, 3, name_entropy("checkerboard"), 1]).generate_state(1)[0])
+    full = load("checkerboard", n=700, seed=s)
+    Xtr, ytr, Xte, yte = full.X[:400], full.y[:400], full.X[400:], full.y[400:]
+    mu, sd = Xtr.mean(0), Xtr.std(0)
+    Xtr, Xte = (Xtr - mu) / sd, (Xte - mu) / sd
+    order = permutation_order(4, "checkerboard", 1, 400)
+    for n, want in zip(curves[1]["n"], curves[1]["test_value"]):
+        learner = create("perceptron", "binary", sigma=0.5)
+        learner.run(Xtr, ytr, order[:n])
+        assert np.mean(learner.predict(Xte) == yte) == pytest.approx(want, abs=1e-12)
+    learner = create("perceptron", "binary", sigma=0.5)
+    trace = learner.run(Xtr, ytr, order)
+    assert recs[1]["mistake_rate"] == pytest.approx(trace.mistakes / 400)
+
+
+def test_draws_only_for_generators(tmp_path):
+    with pytest.raises(ConfigError, match="not a built-in generator"):
+        exp_from(tmp_path, "protocol: holdout\ndatasets: {iris: {draws: {n_train: 10, n_test: 10}}}\nalgorithms: [perceptron]")

@@ -171,20 +171,34 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     # Cells that choose a parameter (``select``) run in a second wave, after their inner cells.
     from . import selection
 
+    preps: dict = {}  # data key -> Prepared, for fresh draws per repetition (made on first use)
+
+    def data_key(cell: Cell) -> str:
+        prep = prepared[cell.dataset]
+        if prep.draw is None:
+            return cell.dataset
+        key = f"{cell.dataset}|draw={cell.permutation}"
+        if key not in data:
+            preps[key] = prep if cell.permutation == 0 else prep.draw(cell.permutation)
+            data[key] = preps[key].arrays()
+        return key
+
     first, outer = [], []
     for cell in cells:
         if cell.dataset in missing:
             continue
+        dkey = data_key(cell)
         if not cell.select:
-            first.append((cell, cell.dataset))
+            first.append((cell, dkey))
             continue
         for icell, suffix in selection.inner_cells(cell):
-            dkey = f"{cell.dataset}|{suffix}"
-            if dkey not in data:
-                for sfx, prep in selection.splits(cell, prepared[cell.dataset], exp.seed).items():
-                    data[f"{cell.dataset}|{sfx}"] = prep.arrays()
-            first.append((icell, dkey))
-        outer.append(cell)
+            ikey = f"{dkey}|{suffix}"
+            if ikey not in data:
+                source = preps.get(dkey, prepared[cell.dataset])
+                for sfx, prep in selection.splits(cell, source, exp.seed).items():
+                    data[f"{dkey}|{sfx}"] = prep.arrays()
+            first.append((icell, ikey))
+        outer.append((cell, dkey))
 
     seen: set = set()
 
@@ -211,7 +225,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
                 dkey)
 
     work = [j for j in (plan(c, d) for c, d in first) if j is not None]
-    pending = [c for c in outer if plan(c, c.dataset) is not None]  # counted now, run in wave 2
+    pending = [(c, k) for c, k in outer if plan(c, k) is not None]  # counted now, run in wave 2
     if progress is not None:
         progress.start(len(work) + len(pending))
 
@@ -241,7 +255,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     try:
         dispatch(work)
         second = []
-        for cell in pending:
+        for cell, dkey in pending:
             inner = selection.inner_cells(cell)
             sha = dataset_hash(loaded[cell.dataset])
             recs = [store.read(stable_hash(ic.spec(sha, version))) for ic, _ in inner]
@@ -263,7 +277,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
                     error={"type": "SelectionError", "traceback": None,
                            "message": "no candidate of `select` finished ok on the validation data"}))
                 continue
-            second.append((job, cell.dataset))
+            second.append((job, dkey))
         dispatch(second)
     finally:
         if progress is not None:

@@ -47,6 +47,7 @@ class Prepared:
     X_test: object = None
     y_test: object = None
     info: dict = field(default_factory=dict)  # how the test set was made (reported, not keyed)
+    draw: object = None  # fresh data per repetition: draw(p) -> Prepared (generated datasets)
 
     def arrays(self) -> tuple:
         """The positional arrays a worker's ``execute`` receives."""

@@ -9,6 +9,11 @@ Config keys (top level; ``test_fraction`` also per dataset)::
     epochs: 1              # passes over the training split (online learners; a fresh permutation each)
     test_fraction: 0.2     # no test split in the dataset: a seeded stratified split of it (fixed per
                            # dataset and seed, so every repetition and learner sees the same test set)
+    test_at: [10000, 100000]  # also score the test set after these many training steps (untimed):
+                              # a learning curve from one pass, in ``holdout.test_curve``
+    datasets:
+      waveform: {draws: {n_train: 100000, n_test: 100000}}  # a built-in generator, drawn afresh
+                              # for every repetition (training and test points)
     scale: zscore          # fitted on the training rows only, applied to both (= `standard`)
 
 The test set is the dataset's own ``test`` split unless ``test_fraction`` is given; a dataset with
@@ -47,7 +52,7 @@ import numpy as np
 from ...errors import ConfigError, DataError
 from . import Outcome, Prepared
 
-OPTIONS = {"epochs": 1, "test_fraction": None}
+OPTIONS = {"epochs": 1, "test_fraction": None, "test_at": None}
 
 
 # --------------------------------------------------------------------------- main process
@@ -61,6 +66,8 @@ def load(spec, seed: int, options: dict) -> Prepared:
     if spec.split not in (None, "train"):
         raise ConfigError(f"{where}.split: the holdout protocol trains on the train split and tests "
                           f"on the test split (or a test_fraction); split={spec.split!r} is not allowed")
+    if getattr(spec, "draws", None):
+        return _fresh_draws(spec, seed)
     train = data.load(spec.name, split="train")
     if fraction is not None:
         train, X_test, y_test = _stratified_split(train, fraction, seed)
@@ -90,6 +97,39 @@ def load(spec, seed: int, options: dict) -> Prepared:
                         "use `permutation_source: seed`")
     return Prepared(train=train, X_test=X_test, y_test=np.asarray(y_test),
                     info={"test_source": source, "n_test": int(X_test.shape[0])})
+
+
+def _fresh_draws(spec, seed: int) -> Prepared:
+    """A built-in generator drawn afresh for every repetition: ``draws: {n_train, n_test}``.
+
+    The returned Prepared holds repetition 0 and ``draw(p)`` makes repetition p (training rows
+    then test rows from one seeded call, z-scored with the training statistics when asked)."""
+    from ... import data
+    from ...data.preprocess import apply_scale, fit_scale
+    from ..seeds import name_entropy
+
+    draws = dict(spec.draws)
+    n_train, n_test = int(draws["n_train"]), int(draws["n_test"])
+
+    def draw(p: int) -> Prepared:
+        from dataclasses import replace
+
+        s = int(np.random.SeedSequence([seed, 3, name_entropy(spec.name), p]).generate_state(1)[0])
+        full = data.load(spec.name, n=n_train + n_test, seed=s)
+        train = replace(full, X=full.X[:n_train], y=np.asarray(full.y)[:n_train],
+                        meta={**full.meta, "draw": {"repetition": p, "n_train": n_train,
+                                                    "n_test": n_test, "seed": s}})
+        X_test, y_test = full.X[n_train:], np.asarray(full.y)[n_train:]
+        if spec.scale not in (None, "none"):
+            params = fit_scale(train.X, spec.scale)
+            train = replace(train, X=apply_scale(train.X, params))
+            X_test = apply_scale(X_test, params)
+        return Prepared(train=train, X_test=X_test, y_test=y_test,
+                        info={"test_source": f"fresh draw {p} of {n_test} test points"})
+
+    first = draw(0)
+    first.draw = draw
+    return first
 
 
 def has_test_split(name: str) -> bool:
@@ -143,15 +183,49 @@ def run_cell(job, data) -> Outcome:
 
 
 def _train_online(job, learner, data, epochs: int):
+    """The training pass (``run``); with ``test_at`` the pass is cut at those step counts and the
+    test set is scored at each cut (untimed), giving a learning curve from one run."""
     from ..worker import _alarm, random_source, warm_up
 
     n = data.X.shape[0]
     order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
     warm_up(job, data.X, data.y)
+    cuts = sorted({int(c) for c in job.spec.get("test_at") or () if 0 < int(c) < len(order)})
+    cuts.append(len(order))
+    curve = {"n": [], "test_value": [], "train_time_s": [], "support": []}
     with _alarm(job.timeout):
-        trace = learner.run(data.X, data.y, order, n_checkpoints=job.spec["n_checkpoints"],
+        trace = learner.run(data.X, data.y, order[: cuts[0]], n_checkpoints=job.spec["n_checkpoints"],
                             random_source=random_source(job, learner))
-    return trace, trace.elapsed
+        elapsed = trace.elapsed
+        for a, b in zip([0] + cuts[:-1], cuts):
+            if a > 0:  # continue the same pass (same model, t keeps counting)
+                rows = order[a:b]
+                Xs, ys = data.X[rows], np.asarray(data.y)[rows]  # the copy is not training time
+                t0 = time.perf_counter()
+                learner.partial_fit(Xs, ys)
+                elapsed += time.perf_counter() - t0
+            if len(cuts) > 1:
+                curve["n"].append(int(b))
+                curve["test_value"].append(_score(job, learner, data))
+                curve["train_time_s"].append(float(elapsed))
+                curve["support"].append(int(getattr(learner, "support_size_", -1)))
+    if len(cuts) > 1:
+        # the trace covers the first cut only; the counts cover the whole pass
+        counts = getattr(learner, "counts_", None)
+        if counts is not None:
+            trace.mistakes, trace.n_samples = int(counts[1]), int(counts[0])
+        trace.support_size = int(learner.support_size_)
+        trace.elapsed = elapsed
+        learner.test_curve_ = curve
+    return trace, elapsed
+
+
+def _score(job, learner, data) -> float:
+    pred = np.asarray(learner.predict(data.X_test))
+    y = np.asarray(data.y_test)
+    if job.spec["task"] == "regression":
+        return float(np.sqrt(np.mean((pred.astype(float) - y) ** 2)))
+    return float(np.mean(pred == y))
 
 
 def _train_batch(job, learner, data) -> float:
@@ -220,6 +294,8 @@ def evaluate(job, learner, data, *, trace, train_time: float, n_train: int, epoc
     }
     if job.selection is not None:
         fields["holdout"]["selection"] = job.selection
+    if getattr(learner, "test_curve_", None) is not None:
+        fields["holdout"]["test_curve"] = learner.test_curve_
     if task == "regression" and trace is not None:
         fields["squared_loss"] = None  # the training pass's loss stays in the curve; value is the test RMSE
     return Outcome(status=status, trace=trace, fields=fields)
