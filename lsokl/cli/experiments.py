@@ -67,6 +67,34 @@ def _print_grid(exp) -> None:
                       f"scale={spec.scale}, max_samples={spec.max_samples}", highlight=False)
 
 
+def _interrupted(config, out, written, dataset, algorithm, jobs, backend, scheduler, explicit_results) -> None:
+    """Ctrl-C: say what is safe on disk and the command that carries on from there, then exit 130."""
+    import shlex
+
+    if out is None:
+        console.print("\ninterrupted before any cell ran; nothing to resume", highlight=False)
+        raise typer.Exit(130)
+    records = Path(out) / "records"
+    saved = len(list(records.glob("*.json"))) if records.is_dir() else 0
+    cmd = ["lsokl", "run", str(config)]
+    for d in dataset:
+        cmd += ["-d", d]
+    for a in algorithm:
+        cmd += ["-a", a]
+    if explicit_results:
+        cmd += ["--results", str(out)]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    if scheduler:
+        cmd += ["--scheduler", scheduler]
+    elif backend != "loky":
+        cmd += ["--backend", backend]
+    console.print(f"\ninterrupted: {len(written)} cells finished in this run; {saved} cell records are saved in "
+                  f"{records}. Finished cells are never redone: resume with\n  {shlex.join(cmd)}", highlight=False,
+                  soft_wrap=True)
+    raise typer.Exit(130)
+
+
 @app.command("run")
 def run(
     config: Path = typer.Argument(..., help="experiment config (YAML)", exists=True, dir_okay=False),
@@ -93,6 +121,7 @@ def run(
     from ..config import load_config
     from ..runner import run_experiment
 
+    out, written = results, []
     try:
         exp = load_config(config, max_cells=max_cells)
         for w in exp.warnings:
@@ -102,14 +131,20 @@ def run(
             _print_grid(exp)
             raise typer.Exit(0)
         out = results or Path("results") / exp.name
+        from ..progress import CellProgress
+
+        # a redrawn bar on a terminal; plain lines every few seconds in a log (CI, nohup, a pipe)
+        bar = None if quiet else (_Bar() if console.is_terminal else CellProgress())
         summary = run_experiment(
             exp, out, datasets=dataset, algorithms=algorithm, jobs=jobs, backend=backend,
             scheduler=scheduler, force=force, retry_failed=retry_failed,
-            config_text=config.read_text(), progress=None if quiet else _Bar(),
+            config_text=config.read_text(), progress=bar, on_record=written.append,
             memory_limit=None if memory_limit is None else (float("inf") if memory_limit == 0
                                                             else memory_limit * 2**30))
     except LsoklError as exc:
         _fail(exc)
+    except KeyboardInterrupt:
+        _interrupted(config, out, written, dataset, algorithm, jobs, backend, scheduler, results is not None)
     ran = sum(summary.ran.values())
     for name, why in summary.missing.items():
         console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({why})",

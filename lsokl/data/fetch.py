@@ -179,7 +179,16 @@ def _download(url: str, known: str | None, workdir: Path, fname: str, *, retries
     store = pooch.create(path=workdir, base_url="", registry={fname: f"sha256:{known}" if known else None},
                          urls={fname: url}, retry_if_failed=retries)
     label = f"{name}: {url.rsplit('/', 1)[-1]}"
-    downloader = pooch.HTTPDownloader(progressbar=_RichBar(label) if progress else False, timeout=timeout)
+    if progress:
+        import sys
+
+        from ..progress import ByteProgress
+
+        # a redrawn bar on a terminal; whole lines every few seconds in a log (CI, nohup, a pipe)
+        bar = _RichBar(label) if sys.stderr.isatty() else ByteProgress(label)
+    else:
+        bar = False
+    downloader = pooch.HTTPDownloader(progressbar=bar, timeout=timeout)
     hint = (f"check the network, or fetch from a mirror: `lsokl fetch {name} --mirror URL_OR_DIR` "
             f"(or set {MIRROR_ENV})")
     try:
@@ -211,7 +220,7 @@ def _mismatch_hash(message: str) -> str | None:
 
 
 def obtain(f: FileSpec, mirror: str | None, workdir: Path, *, name: str, index: int, retries: int,
-           timeout: float, progress: bool) -> tuple[Path, str, str, bool]:
+           timeout: float, progress: bool, say=None) -> tuple[Path, str, str, bool]:
     """(local path, sha256 seen, where it came from, whether a known hash was checked) for one registry file."""
     if mirror is not None and not _is_http(mirror):
         base = Path(mirror[len("file://"):] if mirror.startswith("file://") else mirror).expanduser()
@@ -220,6 +229,10 @@ def obtain(f: FileSpec, mirror: str | None, workdir: Path, *, name: str, index: 
         src = base / f.mirror
         if not src.is_file():
             raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`)")
+        if say is not None:
+            from ..progress import size
+
+            say(f"verifying {src} ({size(src.stat().st_size)})")
         seen = sha256_of(src)
         if f.mirror_hash and seen != f.mirror_hash:
             raise DataError(f"sha256 mismatch for {src}: expected {f.mirror_hash}, got {seen}; nothing was cached")
@@ -243,13 +256,26 @@ def _combined_hash(hashes: list[str]) -> str:
 
 
 def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str, bool]], workdir: Path,
-                 train_meta: dict | None) -> tuple:
+                 train_meta: dict | None, say=None) -> tuple:
     s = spec.splits[split]
     opts = spec.parse_options(split)
     if train_meta and train_meta.get("categories"):
         opts["_categories"] = train_meta["categories"]
+    from ..progress import size
+
+    say = say or (lambda text: None)
+    t0 = time.perf_counter()
+    packed = [(path, formats.detect_compression(path)) for path, *_ in files]
+    if any(kind != "none" for _, kind in packed):
+        say(f"{split}: decompressing {size(sum(p.stat().st_size for p, _ in packed))} "
+            f"({', '.join(sorted({k for _, k in packed if k != 'none'}))})")
     plain = [formats.decompress(path, workdir, opts.get("member"), f.compression)
              for (path, *_), f in zip(files, s.files)]
+    if any(p != path and not p.is_symlink() for p, (path, *_) in zip(plain, files)):
+        say(f"{split}: decompressed to {size(sum(p.stat().st_size for p in plain))} "
+            f"in {time.perf_counter() - t0:.1f} s")
+    say(f"{split}: parsing {size(sum(p.stat().st_size for p in plain))} ({spec.format})")
+    t0 = time.perf_counter()
     storage = spec.storage
     if train_meta and train_meta.get("storage_note"):
         storage = "csr"  # the train split was kept sparse (too wide for dense): the test split follows it
@@ -266,6 +292,7 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
                 p.unlink(missing_ok=True)
     where = f"{spec.name} ({split}: {', '.join(src for _, _, src, _ in files)})"
     X = parsed.X
+    say(f"{split}: parsed {X.shape[0]:,} rows x {X.shape[1]:,} features in {time.perf_counter() - t0:.1f} s")
     if s.n is not None and X.shape[0] != s.n:
         raise DataError(f"{where}: {X.shape[0]} rows, but the registry declares n={s.n} (truncated or wrong file?)")
     if spec.d is not None and X.shape[1] != spec.d:
@@ -346,6 +373,12 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
     for folder, size in remove_stale_temporaries(root):
         result.warnings.append(f"removed {folder.name} ({_mb(size)}), left in the cache by an interrupted fetch")
     # the lock marks the folder as in use, so a concurrent fetch's clean-up leaves it alone
+    if progress:
+        from ..progress import Steps
+
+        say = Steps(spec.name)
+    else:
+        say = None
     with tempfile.TemporaryDirectory(dir=root, prefix=f".fetch-{spec.name}-") as tmp, _hold_lock(Path(tmp)):
         workdir = Path(tmp)
         obtained: dict[tuple, tuple[Path, str, str, bool]] = {}  # one download per file even if splits share it
@@ -357,7 +390,8 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
                     key = (f.url, f.mirror)
                     if key not in obtained:
                         obtained[key] = obtain(f, mirror, workdir, name=spec.name, index=len(obtained),
-                                               retries=retries, timeout=timeout, progress=progress)
+                                               retries=retries, timeout=timeout, progress=progress,
+                                               say=say)
                     files.append(obtained[key])
             except MissingFileError as exc:
                 if s in required:
@@ -375,7 +409,8 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
                            f"If you trust this copy, `lsokl fetch {spec.name} --pin` records it in your registry.")
                 result.warnings.append(message)
                 warnings.warn(message, UnverifiedFileWarning, stacklevel=2)
-            X, y, perms, meta = _build_split(spec, s, files, workdir, train_meta if s != "train" else None)
+            X, y, perms, meta = _build_split(spec, s, files, workdir, train_meta if s != "train" else None,
+                                             say=say)
             if meta.get("storage_note"):
                 result.warnings.append(meta["storage_note"])
             cache.write_split(spec.name, s, X, y, perms, meta)
