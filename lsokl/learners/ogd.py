@@ -10,6 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from .base import SIGMA
+from .blocked import OGD, BlockedPlay
 from .kernels import JIT, append_slot, store_row
 from .params import NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
@@ -32,7 +33,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
             size[0] = m + 1
 
 
-class KernelOGD(SupportVectorLearner):
+class KernelOGD(BlockedPlay, SupportVectorLearner):
     """Kernel online gradient descent on the hinge loss, constant step ``eta``, no budget."""
 
     name = "ogd"
@@ -48,6 +49,9 @@ class KernelOGD(SupportVectorLearner):
         self._allocate_support(n_features, capacity)
 
     def _play(self, stream, y, order, start, stop):
+        if self.play_in_blocks:
+            self._play_binary_blocks(stream, y, order, start, stop, OGD, self.eta)
+            return
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_,
               1.0 / (2.0 * self.sigma**2), float(self.eta), self.krow_)
@@ -64,6 +68,9 @@ class MulticlassOGD(MulticlassTask, KernelOGD):
         super().__init__(sigma=sigma, eta=eta)
 
     def _play(self, stream, y, order, start, stop):
+        if self.play_in_blocks:
+            self._play_multiclass_blocks(stream, y, order, start, stop, True, self.eta)
+            return
         self._play_multiclass(stream, y, order, start, stop, on_margin=True, step=self.eta)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from numba import njit
 
 from .base import SIGMA
+from .blocked import PERCEPTRON, BlockedPlay
 from .kernels import JIT, append_slot, store_row
 from .params import NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
@@ -29,7 +30,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
             size[0] = m + 1
 
 
-class KernelPerceptron(SupportVectorLearner):
+class KernelPerceptron(BlockedPlay, SupportVectorLearner):
     """Kernel Perceptron with a Gaussian kernel of width ``sigma`` and no budget."""
 
     name = "perceptron"
@@ -44,6 +45,9 @@ class KernelPerceptron(SupportVectorLearner):
         self._allocate_support(n_features, capacity)
 
     def _play(self, stream, y, order, start, stop):
+        if self.play_in_blocks:
+            self._play_binary_blocks(stream, y, order, start, stop, PERCEPTRON)
+            return
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_,
               1.0 / (2.0 * self.sigma**2), self.krow_)
@@ -56,6 +60,9 @@ class MulticlassPerceptron(MulticlassTask, KernelPerceptron):
     class s_t (ties to the lowest class index); no budget."""
 
     def _play(self, stream, y, order, start, stop):
+        if self.play_in_blocks:
+            self._play_multiclass_blocks(stream, y, order, start, stop, False, 1.0)
+            return
         self._play_multiclass(stream, y, order, start, stop, on_margin=False, step=1.0)
 
 

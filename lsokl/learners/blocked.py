@@ -1,0 +1,580 @@
+"""Unbudgeted kernel Perceptron and OGD (binary and multi-class) played in blocks, exactly.
+
+The per-sample loop computes one kernel row per step against a growing support set: O(m d) of
+cache-unfriendly work plus m scalar ``exp`` calls per sample. Here a block of b samples is
+handled in three stages:
+
+1. **Model-independent batch.** The kernel values of the block against the support set *as it
+   stood at the block's start* come from one BLAS call (dense rows; CSR rows use an O(nnz m)
+   product), then vectorised NumPy ``exp``, then one BLAS matrix-vector product with the
+   coefficients: ``g = K_block @ alpha``. The same for the block's own b x b kernel, used for
+   the samples that join the support set inside the block.
+2. **Sequential recursion, in order.** For each sample of the block, f = g[c] plus the terms of
+   the block's samples that joined before it (from the b x b kernel), then predict, count and
+   update exactly as the per-sample loop does.
+3. **Exactness guard.** BLAS and NumPy's SIMD ``exp`` round differently from the per-sample
+   loop (ascending-feature dot products, libm ``exp``, oldest-first sum), so f differs from the
+   loop's value by a few units in the last place. Every decision the learner takes is a
+   comparison of f (or of class scores) with a threshold, and the update values (y, eta y,
+   +-step) do not depend on f. So each decision is checked against a rigorous floating-point
+   error bound E on |f_block - f_loop| (below); when f is within E of the threshold, f is
+   recomputed by the per-sample loop's own compiled code (``tasks.observe_binary`` /
+   ``observe_multiclass``), bit for bit. Every prediction, mistake count, support set and
+   coefficient is therefore the per-sample loop's; ``tests/learners/test_blocked.py`` checks it
+   on streams built to sit on the thresholds (duplicates, exact cancellations, f = 1).
+
+The error bound, with u = 2^-53, gamma_n = n u / (1 - n u), d features, c = 1/(2 sigma^2), and
+for a support vector s with coefficient alpha: both dot products are within gamma_d ||x|| ||s||
+<= gamma_d (|x|^2 + |s|^2) / 2 of the true one (any summation order, FMA or not); the squared
+distance adds a few roundings of terms bounded by 2(|x|^2 + |s|^2); the clamp at 0 and exp on
+(-inf, 0] are 1-Lipschitz; each exp is within 2 ulp (NumPy) or 1 ulp (libm) of the true value,
+and kernel values are <= 1. Hence |k_block - k_loop| <= c G (|x|^2 + |s|^2) + 8u with
+G = 2.02 gamma_d + 24u, and summing m terms in any order adds at most gamma_{m+1} sum|alpha|
+per path:
+
+    E = 2 * ( c G (|x|^2 A + S) + (8u + 2 gamma_{m+1}) A ),  A = sum|alpha_j|, S = sum|alpha_j| |s_j|^2
+
+(the factor 2 is slack). A and S are maintained as the support set grows. On a9a after 12,000
+support vectors E is about 1e-8: a recomputation is rare, and exact ties (f = 0 from cancelling
+duplicates, the empty model) always take the exact path.
+
+Regression is not blocked: its prediction is the value f itself (the squared loss sums it and
+regression OGD stores eta (y - f)), so only a bit-identical kernel row keeps it exact. The
+budgeted learners are not blocked either: their support sets are at most B = 100-200 vectors,
+which stay in L1/L2, and most of them change the coefficients of the whole support set at
+every step (decay, shrink, projection), so there is no block-invariant part worth a BLAS call
+(measured in ``benchmarks/RESULTS.md``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .features import REDUCE_JIT
+from .kernels import JIT, append_slot, dot, store_row
+from .tasks import observe_binary, observe_multiclass, store_pair, top_two, multiclass_hinge
+
+UNIT_ROUNDOFF = 2.0**-53
+PERCEPTRON, OGD = 0, 1
+# Samples per block: enough rows for BLAS to run near its peak; the in-block recursion costs
+# O(b^2) per block, negligible against the O(b m) kernel values.
+BLOCK = 128
+
+
+def dot_error_factor(n_features: int) -> float:
+    """G in the module docstring: the kernel-value error per unit of |x|^2 + |s|^2 (times c)."""
+    u = UNIT_ROUNDOFF
+    gamma_d = n_features * u / (1.0 - n_features * u)
+    return 2.02 * gamma_d + 24.0 * u
+
+
+@njit(**JIT)
+def error_bound(x_sqn, A, S, m, c_G):
+    """E in the module docstring for a sample of squared norm x_sqn against m support vectors."""
+    u = 1.1102230246251565e-16
+    gm = (m + 1) * u / (1.0 - (m + 1) * u)
+    return 2.0 * (c_G * (x_sqn * A + S) + (8.0 * u + 2.0 * gm) * A)
+
+
+# ----------------------------------------------------------------------------- binary
+@njit(**JIT)
+def play_block_binary(xs, sqn, y, idx, g, K_in, sv, sv_sqn, sv_order, alpha, size, counts, inv2s2,
+                      krow, rule, eta, sums, c_G, joined, recomputed):
+    """Stage 2 and 3 for one block of binary samples ``idx`` (module docstring).
+
+    ``g[c]``: the block-start support set's contribution to f for sample c; ``K_in[c, a]``: the
+    block's own kernel. ``rule``: PERCEPTRON (store y on sign(f) != y) or OGD (store eta y on
+    y f < 1). ``sums`` = [A, S] of the error bound, updated here."""
+    m0 = size[0]
+    n_joined = 0
+    for c in range(idx.shape[0]):
+        i = idx[c]
+        yt = y[i]
+        m = size[0]
+        f = g[c]
+        for q in range(n_joined):
+            f += alpha[m0 + q] * K_in[c, joined[q]]
+        E = error_bound(sqn[i], sums[0], sums[1], m, c_G)
+        near = abs(f) <= E
+        if rule == OGD and abs(yt * f - 1.0) <= E:
+            near = True
+        if near:  # replay this step with the per-sample loop's own arithmetic
+            recomputed[0] += 1
+            f, mistake = observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                        krow, counts)
+        else:
+            counts[0] += 1
+            mistake = (1.0 if f >= 0.0 else -1.0) != yt
+            if mistake:
+                counts[1] += 1
+        if rule == PERCEPTRON:
+            fire = mistake
+            coef = yt
+        else:
+            fire = yt * f < 1.0
+            coef = eta * yt
+        if fire:
+            counts[2] += 1
+            slot = append_slot(sv_order, m)
+            store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+            alpha[slot] = coef
+            size[0] = m + 1
+            joined[n_joined] = c
+            n_joined += 1
+            sums[0] += abs(coef)
+            sums[1] += abs(coef) * sqn[i]
+
+
+# ----------------------------------------------------------------------------- multi-class
+@njit(**JIT)
+def scores_are_decided(V, yt, E):
+    """True when (y_hat, s) and the hinge sign cannot change under a perturbation of the class
+    scores by at most E each: every comparison they rest on is won by more than 2E."""
+    y_hat, s = top_two(V, yt)
+    for r in range(V.shape[0]):
+        if r != y_hat and V[r] >= V[y_hat] - 2.0 * E:
+            return False
+        if r != yt and r != s and s >= 0 and V[r] >= V[s] - 2.0 * E:
+            return False
+    if s >= 0 and abs(1.0 - (V[yt] - V[s])) <= 2.0 * E:
+        return False
+    return True
+
+
+@njit(**JIT)
+def play_block_multiclass(xs, sqn, y, idx, G, K_in, sv, sv_sqn, sv_order, alpha, size, counts,
+                          inv2s2, krow, scores, on_margin, step, sums, c_G, joined, recomputed):
+    """Multi-class Perceptron (on_margin False) / OGD (True) over one block: class scores from
+    ``G`` (block-start support set) plus the block's joined samples, then the per-sample loop's
+    decision rule (``tasks.play_multiclass`` without decay or budget), guarded as in binary."""
+    m0 = size[0]
+    n_classes = scores.shape[0]
+    n_joined = 0
+    for c in range(idx.shape[0]):
+        i = idx[c]
+        yt = y[i]
+        m = size[0]
+        for r in range(n_classes):
+            scores[r] = G[c, r]
+        for q in range(n_joined):
+            k = K_in[c, joined[q]]
+            for r in range(n_classes):
+                scores[r] += alpha[m0 + q, r] * k
+        E = error_bound(sqn[i], sums[0], sums[1], m, c_G)
+        if scores_are_decided(scores, yt, E):
+            y_hat, s = top_two(scores, yt)
+            counts[0] += 1
+            mistake = y_hat != yt
+            if mistake:
+                counts[1] += 1
+        else:
+            recomputed[0] += 1
+            mistake, s = observe_multiclass(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m,
+                                            inv2s2, krow, scores, counts)
+        fire = multiclass_hinge(scores, yt, s) > 0.0 if on_margin else mistake
+        if not fire:
+            continue
+        counts[2] += 1
+        slot = append_slot(sv_order, m)
+        size[0] = m + 1
+        store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+        store_pair(alpha, slot, yt, s, step)
+        joined[n_joined] = c
+        n_joined += 1
+        weight = step if s < 0 else 2.0 * step
+        sums[0] += weight
+        sums[1] += weight * sqn[i]
+
+
+# ----------------------------------------------------------------------------- stage 1
+# exp on (-inf, 0] that LLVM vectorises (libm's exp is a scalar call, ~20 cycles, and was most
+# of the per-sample loop's time). Cody-Waite reduction t = k ln2 + r, |r| <= ln2/2, degree-13
+# Taylor polynomial (truncation < 2e-16 relative), 2^k by exact power-of-two factors; below -40
+# the result is 0 (exp(-40) < u / 20). Absolute error below 4u on (-inf, 0], checked against
+# libm in tests/learners/test_blocked.py; the error bound above allows 8u per kernel value.
+EXP_JIT = dict(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # 32 leading bits: k * _LN2_HI is exact for |k| < 2^20
+_LN2_LO = 1.90821492927058770002e-10
+_INV_FACT = tuple(1.0 / math.factorial(n) for n in range(14))
+
+
+@njit(**EXP_JIT)
+def exp_nonpositive(t):
+    """exp(t) for t <= 0 (see above); vectorisable."""
+    small = t < -40.0
+    t = max(t, -40.0)
+    kf = math.floor(t * _LOG2E + 0.5)
+    r = (t - kf * _LN2_HI) - kf * _LN2_LO
+    p = _INV_FACT[13]
+    p = p * r + _INV_FACT[12]
+    p = p * r + _INV_FACT[11]
+    p = p * r + _INV_FACT[10]
+    p = p * r + _INV_FACT[9]
+    p = p * r + _INV_FACT[8]
+    p = p * r + _INV_FACT[7]
+    p = p * r + _INV_FACT[6]
+    p = p * r + _INV_FACT[5]
+    p = p * r + _INV_FACT[4]
+    p = p * r + _INV_FACT[3]
+    p = p * r + _INV_FACT[2]
+    p = p * r + 1.0
+    p = p * r + 1.0
+    n = -kf  # 0..58: 2^-n as a product of exact powers of two
+    p *= 2.0**-32 if n >= 32.0 else 1.0
+    n -= 32.0 if n >= 32.0 else 0.0
+    p *= 2.0**-16 if n >= 16.0 else 1.0
+    n -= 16.0 if n >= 16.0 else 0.0
+    p *= 2.0**-8 if n >= 8.0 else 1.0
+    n -= 8.0 if n >= 8.0 else 0.0
+    p *= 2.0**-4 if n >= 4.0 else 1.0
+    n -= 4.0 if n >= 4.0 else 0.0
+    p *= 2.0**-2 if n >= 2.0 else 1.0
+    n -= 2.0 if n >= 2.0 else 0.0
+    p *= 0.5 if n >= 1.0 else 1.0
+    return 0.0 if small else p
+
+
+@njit(**EXP_JIT)
+def gaussian_from_cross(cross, x_sqn, s_sqn, inv2s2):
+    """In place: cross[r, j] <- exp(-max(x_sqn[r] + s_sqn[j] - 2 cross[r, j], 0) inv2s2)."""
+    for r in range(cross.shape[0]):
+        row = cross[r]
+        xr = x_sqn[r]
+        for j in range(row.shape[0]):
+            d2 = xr + s_sqn[j] - 2.0 * row[j]
+            row[j] = exp_nonpositive(-max(d2, 0.0) * inv2s2)
+
+
+@njit(**JIT)
+def add_kernel_times_alpha(cross, x_sqn, s_sqn, inv2s2, alpha, g):
+    """Turn the cross products of a chunk of support vectors into kernel values (in place) and
+    add their contribution g[r] += sum_j K[r, j] alpha[j] (binary: alpha 1-d, g 1-d)."""
+    gaussian_from_cross(cross, x_sqn, s_sqn, inv2s2)
+    for r in range(cross.shape[0]):
+        g[r] += dot(cross[r], alpha)
+
+
+@njit(**JIT)
+def add_kernel_times_alpha_classes(cross, x_sqn, s_sqn, inv2s2, alpha, G):
+    """Multi-class version: G[r, q] += sum_j K[r, j] alpha[j, q]."""
+    gaussian_from_cross(cross, x_sqn, s_sqn, inv2s2)
+    n_classes = alpha.shape[1]
+    for r in range(cross.shape[0]):
+        row = cross[r]
+        for j in range(row.shape[0]):
+            k = row[j]
+            for q in range(n_classes):
+                G[r, q] += k * alpha[j, q]
+
+
+@njit(**REDUCE_JIT)
+def csr_rows_times_columns(indptr, indices, values, idx, svT, j0, j1, out):
+    """out[r, j - j0] = X[idx[r]] . S[j] for j0 <= j < j1: CSR rows against the support buffer
+    through ``svT``, its d x capacity transpose (each feature's values over the slots
+    contiguous), so the cost is O(nnz (j1 - j0)) vectorised axpys."""
+    w = j1 - j0
+    for r in range(idx.shape[0]):
+        i = idx[r]
+        o = out[r, :w]
+        o[:] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            v = values[p]
+            col = svT[indices[p], j0:j1]
+            for j in range(w):
+                o[j] += v * col[j]
+
+
+@njit(**JIT)
+def csr_rows_scatter(indptr, indices, values, idx, out):
+    """out[:, r] = X[idx[r]] densified (out is d x b, zeroed by the caller)."""
+    for r in range(idx.shape[0]):
+        i = idx[r]
+        for p in range(indptr[i], indptr[i + 1]):
+            out[indices[p], r] = values[p]
+
+
+# ----------------------------------------------------------------------------- binary inputs
+# LIBSVM's a*a and w*a sets (and any 0/1 data) are binary: x.s is then the number of features
+# both have, an exact small integer. Packed as bit sets, one 64-bit word per 64 features, it is a
+# popcount of ANDed words: 2 words instead of 14 floating-point axpys per kernel value on a9a,
+# and exactly the float sum the per-sample loop computes (sums of 1.0 below 2^53 are exact).
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_U1, _U2, _U4, _U56, _U63, _U6 = (np.uint64(v) for v in (1, 2, 4, 56, 63, 6))
+
+
+@njit(**JIT)
+def popcount(v):
+    """Bits set in a uint64 (SWAR; LLVM turns it into the popcnt instruction)."""
+    v = v - ((v >> _U1) & _M1)
+    v = (v & _M2) + ((v >> _U2) & _M2)
+    v = (v + (v >> _U4)) & _M4
+    return (v * _H01) >> _U56
+
+
+@njit(**JIT)
+def csr_is_binary(values):
+    for v in values:
+        if v != 0.0 and v != 1.0:
+            return False
+    return True
+
+
+@njit(**JIT)
+def pack_csr_rows(indptr, indices, values, idx, out):
+    """out[r] = bit set of X[idx[r]] (out is b x words, zeroed here)."""
+    out[:] = 0
+    for r in range(idx.shape[0]):
+        i = idx[r]
+        for p in range(indptr[i], indptr[i + 1]):
+            if values[p] != 0.0:
+                k = np.uint64(indices[p])
+                out[r, k >> _U6] |= _U1 << (k & _U63)
+
+
+@njit(**JIT)
+def pack_dense_rows(dense, idx, out):
+    out[:] = 0
+    for r in range(idx.shape[0]):
+        x = dense[idx[r]]
+        for k in range(x.shape[0]):
+            if x[k] != 0.0:
+                kk = np.uint64(k)
+                out[r, kk >> _U6] |= _U1 << (kk & _U63)
+
+
+@njit(**JIT)
+def pack_support(sv, first, stop, bits):
+    """bits[:, j] = bit set of support slot j for first <= j < stop; False if a slot is not
+    binary (then the bit-set path must not be used)."""
+    for j in range(first, stop):
+        for w in range(bits.shape[0]):
+            bits[w, j] = 0
+        for k in range(sv.shape[1]):
+            v = sv[j, k]
+            if v == 0.0:
+                continue
+            if v != 1.0:
+                return False
+            kk = np.uint64(k)
+            bits[kk >> _U6, j] |= _U1 << (kk & _U63)
+    return True
+
+
+@njit(**JIT)
+def binary_rows_times_columns(xbits, bits, j0, j1, out):
+    """out[r, j - j0] = popcount(x_r AND s_j) = x_r . s_j for binary rows and support vectors."""
+    w = j1 - j0
+    for r in range(xbits.shape[0]):
+        o = out[r, :w]
+        o[:] = 0.0
+        for wd in range(xbits.shape[1]):
+            xv = xbits[r, wd]
+            if xv == 0:
+                continue
+            col = bits[wd, j0:j1]
+            for j in range(w):
+                o[j] += np.float64(popcount(xv & col[j]))
+
+
+@njit(**REDUCE_JIT)
+def add_binary_kernel_times_alpha(cross, x_sqn, s_sqn, exp_table, alpha, g):
+    """g[r] += sum_j alpha[j] kappa(x_r, s_j) for binary rows and support vectors, from their
+    popcount cross products: the squared distance |x|^2 + |s|^2 - 2 x.s is an exact small
+    integer that indexes ``exp_table`` (libm's exp of -n / (2 sigma^2), the per-sample loop's
+    very values). Only the order of the final sum differs from the loop's."""
+    for r in range(cross.shape[0]):
+        row = cross[r]
+        xr = x_sqn[r]
+        acc = 0.0
+        for j in range(row.shape[0]):
+            d2 = xr + s_sqn[j] - 2.0 * row[j]
+            acc += alpha[j] * exp_table[np.int64(max(d2, 0.0))]
+        g[r] += acc
+
+
+@njit(**JIT)
+def exp_table_for(max_d2, inv2s2):
+    """exp(-n / (2 sigma^2)) for n = 0..max_d2, computed as the per-sample loop computes it."""
+    out = np.empty(max_d2 + 1)
+    for n in range(max_d2 + 1):
+        d2 = np.float64(n)
+        out[n] = math.exp(-d2 * inv2s2)
+    return out
+
+
+@njit(**JIT)
+def copy_joined_bits(xbits, joined, n_joined, first_slot, bits):
+    for q in range(n_joined):
+        for wd in range(xbits.shape[1]):
+            bits[wd, first_slot + q] = xbits[joined[q], wd]
+
+
+def stream_is_binary(stream) -> bool:
+    """All values 0 or 1 (cached on the stream object)."""
+    cached = getattr(stream, "_lsokl_binary", None)
+    if cached is None:
+        if stream.is_sparse:
+            cached = bool(csr_is_binary(stream.values))
+        else:
+            cached = bool(csr_is_binary(stream.dense.ravel()))
+        stream._lsokl_binary = cached
+    return cached
+
+
+# Support vectors per chunk: the block's b x CHUNK cross products (2 MiB at b = 128) stay in
+# L2 between the BLAS call, the exp pass and the product with alpha.
+CHUNK = 2048
+
+
+def block_scores(stream, idx, sv, sv_sqn, alpha, m0, inv2s2, scratch, xbits=None, bits=None,
+                 exp_table=None):
+    """g = K(X[idx], S[:m0]) @ alpha[:m0] (b, or b x classes), chunk by chunk over the support
+    set: dense rows one BLAS call per chunk, CSR rows O(nnz) axpys, binary rows and support
+    (``xbits``/``bits`` given) popcounts; then the vectorised exp."""
+    b = len(idx)
+    g = np.zeros((b,) + alpha.shape[1:])
+    if m0 == 0:
+        return g
+    x_sqn = stream.sqnorms[idx]
+    svT = sv.T
+    rows = None if stream.is_sparse else stream.dense[idx]
+    add = add_kernel_times_alpha if alpha.ndim == 1 else add_kernel_times_alpha_classes
+    for j0 in range(0, m0, CHUNK):
+        j1 = min(m0, j0 + CHUNK)
+        C = scratch[:b * (j1 - j0)].reshape(b, j1 - j0)  # C-contiguous: one compiled variant
+        if xbits is not None:
+            binary_rows_times_columns(xbits, bits, j0, j1, C)
+        elif rows is None:
+            csr_rows_times_columns(stream.indptr, stream.indices, stream.values, idx, svT, j0, j1, C)
+        else:
+            np.matmul(rows, svT[:, j0:j1], out=C)
+        if xbits is not None and alpha.ndim == 1:
+            add_binary_kernel_times_alpha(C, x_sqn, sv_sqn[j0:j1], exp_table, alpha[j0:j1], g)
+        else:
+            add(C, x_sqn, sv_sqn[j0:j1], inv2s2, alpha[j0:j1], g)
+    return g
+
+
+def block_own_kernel(stream, idx, inv2s2):
+    """The block's own b x b kernel (for the samples that join the support set in the block)."""
+    b = len(idx)
+    x_sqn = stream.sqnorms[idx]
+    if stream.is_sparse:
+        rows_t = np.zeros((stream.n_features, b))
+        csr_rows_scatter(stream.indptr, stream.indices, stream.values, idx, rows_t)
+        own = np.empty((b, b))
+        csr_rows_times_columns(stream.indptr, stream.indices, stream.values, idx, rows_t, 0, b, own)
+    else:
+        rows = stream.dense[idx]
+        own = rows @ rows.T
+    gaussian_from_cross(own, x_sqn, x_sqn, inv2s2)
+    return own
+
+
+class BlockedPlay:
+    """Mixin for the unbudgeted Perceptron/OGD learners (binary and multi-class).
+
+    ``play_in_blocks`` (default True) selects this path; False plays the per-sample loop, kept as
+    the reference the block path is tested against and as the benchmarks' "before"."""
+
+    play_in_blocks = True
+
+    def _allocate_support(self, n_features, n_steps):
+        super()._allocate_support(n_features, n_steps)
+        self.sv_bits_ = None  # the support set as bit sets, built on demand for binary inputs
+        self.sv_bits_packed_ = 0
+
+    def _block_sums(self):
+        m = int(self.size_[0])
+        a = np.abs(self.alpha_[:m])
+        if a.ndim == 2:
+            a = a.sum(axis=1)
+        return np.array([a.sum(), float(a @ self.sv_sqn_[:m])])
+
+    def _play_blocks(self, stream, y, order, start, stop, step_fn):
+        sums = self._block_sums()
+        c_G = dot_error_factor(stream.n_features) / (2.0 * self.sigma**2)
+        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        joined = np.empty(BLOCK, dtype=np.int64)
+        scratch = np.empty(BLOCK * CHUNK)
+        recomputed = getattr(self, "recomputed_", None)
+        if recomputed is None:
+            recomputed = self.recomputed_ = np.zeros(1, dtype=np.int64)
+        bits = self._support_bits(stream)
+        xbits = exp_table = None
+        if bits is not None:
+            xbits = np.zeros((BLOCK, bits.shape[0]), dtype=np.uint64)
+            # Binary rows: squared norms are feature counts, squared distances integers below this.
+            m = int(self.size_[0])
+            top = max(stream.sqnorms.max(initial=0.0), self.sv_sqn_[:m].max(initial=0.0))
+            exp_table = exp_table_for(int(2 * top) + 1, inv2s2)
+        for t in range(start, stop, BLOCK):
+            idx = order[t:min(t + BLOCK, stop)]
+            m0 = int(self.size_[0])
+            xb = None
+            if bits is not None:
+                xb = xbits[:len(idx)]
+                if stream.is_sparse:
+                    pack_csr_rows(stream.indptr, stream.indices, stream.values, idx, xb)
+                else:
+                    pack_dense_rows(stream.dense, idx, xb)
+            g = block_scores(stream, idx, self.sv_, self.sv_sqn_, self.alpha_, m0, inv2s2, scratch,
+                             xb, bits, exp_table)
+            step_fn(idx, g, block_own_kernel(stream, idx, inv2s2), sums, c_G, joined, recomputed)
+            if bits is not None:
+                n_joined = int(self.size_[0]) - m0
+                copy_joined_bits(xb, joined, n_joined, m0, bits)
+                self.sv_bits_packed_ = m0 + n_joined
+
+    def _support_bits(self, stream):
+        """The support set as bit sets (words x capacity) when the stream and every stored
+        vector are binary, else None. Kept across calls; slots not yet packed are packed here."""
+        if not stream_is_binary(stream):
+            return None
+        cap, m = self.sv_.shape[0], int(self.size_[0])
+        words = (stream.n_features + 63) // 64
+        bits = getattr(self, "sv_bits_", None)
+        packed = getattr(self, "sv_bits_packed_", 0)
+        if bits is None or bits.shape != (words, cap):
+            grown = np.zeros((words, cap), dtype=np.uint64)
+            if bits is not None and bits.shape[0] == words:
+                grown[:, :bits.shape[1]] = bits
+            else:
+                packed = 0
+            bits = grown
+        if packed > m or packed < 0:
+            packed = 0
+        if not pack_support(self.sv_, packed, m, bits):
+            self.sv_bits_ = None
+            self.sv_bits_packed_ = 0
+            return None
+        self.sv_bits_ = bits
+        self.sv_bits_packed_ = m
+        return bits
+
+    def _play_binary_blocks(self, stream, y, order, start, stop, rule, eta=1.0):
+        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+
+        def step(idx, g, K_in, sums, c_G, joined, recomputed):
+            play_block_binary(stream.xs, stream.sqnorms, y, idx, g, K_in, self.sv_, self.sv_sqn_,
+                              self.order_, self.alpha_, self.size_, self.counts_, inv2s2,
+                              self.krow_, rule, float(eta), sums, c_G, joined, recomputed)
+
+        self._play_blocks(stream, y, order, start, stop, step)
+
+    def _play_multiclass_blocks(self, stream, y, order, start, stop, on_margin, step_size):
+        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+
+        def step(idx, G, K_in, sums, c_G, joined, recomputed):
+            play_block_multiclass(stream.xs, stream.sqnorms, y, idx, np.ascontiguousarray(G),
+                                  K_in, self.sv_, self.sv_sqn_, self.order_, self.alpha_,
+                                  self.size_, self.counts_, inv2s2, self.krow_, self.scores_,
+                                  on_margin, float(step_size), sums, c_G, joined, recomputed)
+
+        self._play_blocks(stream, y, order, start, stop, step)

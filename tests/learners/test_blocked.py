@@ -1,0 +1,156 @@
+"""Perceptron/OGD played in blocks (lsokl/learners/blocked.py) against the per-sample loop.
+
+The block path must take every decision the per-sample loop takes: same mistakes, same support
+set in the same order, same coefficients, same checkpoint curves. The streams below are built
+to sit on the decision thresholds (duplicates with opposite labels give f = 0 exactly; constant
+points give y f = 1 exactly), where only the exactness guard can keep the two paths together.
+Small BLOCK/CHUNK values make every block and chunk boundary occur on short streams.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from lsokl.learners import blocked
+from lsokl.learners.ogd import KernelOGD, MulticlassOGD
+from lsokl.learners.perceptron import KernelPerceptron, MulticlassPerceptron
+
+U = 2.0**-53
+
+
+def test_vectorised_exp_is_within_one_ulp_of_libm():
+    from numba import njit
+
+    @njit
+    def both(t, a, b):
+        for i in range(t.shape[0]):
+            a[i] = blocked.exp_nonpositive(t[i])
+            b[i] = math.exp(t[i])
+
+    rng = np.random.default_rng(0)
+    t = np.concatenate([-rng.uniform(0, 1, 200_000), -rng.uniform(0, 60, 200_000),
+                        -rng.exponential(1e-6, 10_000),
+                        [0.0, -0.0, -1e-300, -40.0, -39.99999, -40.00001, -745.0, -1e300]])
+    a, b = np.empty_like(t), np.empty_like(t)
+    both(t, a, b)
+    assert np.max(np.abs(a - b)) <= 2 * U  # the error bound allows 8u per kernel value
+    assert a[t == 0.0].tolist() == [1.0, 1.0]
+
+
+def _binary_stream(kind, seed, n=240, d=5):
+    rng = np.random.default_rng(seed)
+    if kind == "dense":
+        X = rng.standard_normal((n, d))
+    elif kind == "sparse":
+        X = sp.random(n, d * 4, density=0.3, random_state=seed, format="csr") * 3.0
+    elif kind == "binary":  # the bit-set path, dense and CSR
+        X = (rng.random((n, d * 20)) < 0.15).astype(float)
+    elif kind == "binary-csr":
+        X = sp.csr_matrix((rng.random((n, d * 20)) < 0.15).astype(float))
+    elif kind == "ties":  # few distinct points, many duplicates with both labels
+        X = rng.integers(0, 2, (n, 2)).astype(float)
+    else:
+        raise ValueError(kind)
+    Xd = X.toarray() if sp.issparse(X) else X
+    y = np.where(Xd[:, 0] + 0.7 * rng.standard_normal(n) > 0.1, 1.0, -1.0)
+    if kind == "ties":
+        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    return X, y, rng.permutation(n)
+
+
+def _same_run(make, X, y, order):
+    per_sample = make()
+    per_sample.play_in_blocks = False
+    a = per_sample.run(X, y, order, n_checkpoints=7)
+    in_blocks = make()
+    b = in_blocks.run(X, y, order, n_checkpoints=7)
+    assert (a.mistakes, a.support_size) == (b.mistakes, b.support_size)
+    np.testing.assert_array_equal(a.ckpt_mistakes, b.ckpt_mistakes)
+    np.testing.assert_array_equal(a.ckpt_support, b.ckpt_support)
+    m = a.support_size
+    np.testing.assert_array_equal(per_sample.alpha_[:m], in_blocks.alpha_[:m])
+    np.testing.assert_array_equal(per_sample.order_[:m], in_blocks.order_[:m])
+    np.testing.assert_array_equal(per_sample.sv_[:m], in_blocks.sv_[:m])
+    np.testing.assert_array_equal(per_sample.counts_, in_blocks.counts_)
+    return in_blocks
+
+
+@pytest.fixture(params=[(blocked.BLOCK, blocked.CHUNK), (8, 16)], ids=["default", "tiny-blocks"])
+def block_sizes(request, monkeypatch):
+    monkeypatch.setattr(blocked, "BLOCK", request.param[0])
+    monkeypatch.setattr(blocked, "CHUNK", request.param[1])
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "binary", "binary-csr", "ties"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binary_blocks_take_the_loops_decisions(block_sizes, kind, seed):
+    X, y, order = _binary_stream(kind, seed)
+    _same_run(lambda: KernelPerceptron(sigma=1.3), X, y, order)
+    _same_run(lambda: KernelOGD(sigma=1.3, eta=0.3), X, y, order)
+
+
+@pytest.mark.parametrize("kind", ["dense", "binary", "ties"])
+def test_multiclass_blocks_take_the_loops_decisions(block_sizes, kind):
+    X, _, order = _binary_stream(kind, 3)
+    Xd = X.toarray() if sp.issparse(X) else X
+    y = (np.abs(Xd[:, :2]).sum(axis=1) * 2).astype(np.int64) % 4
+    _same_run(lambda: MulticlassPerceptron(sigma=1.3), X, y, order)
+    _same_run(lambda: MulticlassOGD(sigma=1.3, eta=0.5), X, y, order)
+
+
+def test_exact_ties_take_the_exact_path():
+    # Identical points with alternating labels: the Perceptron's f is exactly 0 again and again,
+    # OGD's y f exactly 1; an approximate f on either side would flip the decision.
+    X = np.zeros((40, 3))
+    y = np.where(np.arange(40) % 2 == 0, 1.0, -1.0)
+    model = _same_run(lambda: KernelPerceptron(sigma=1.0), X, y, None)
+    assert model.recomputed_[0] > 0
+    model = _same_run(lambda: KernelOGD(sigma=1.0, eta=0.5), np.zeros((9, 2)), np.ones(9), None)
+    assert model.support_size_ == 2 and model.recomputed_[0] > 0
+
+
+def test_partial_fit_switches_between_binary_and_real_inputs():
+    rng = np.random.default_rng(5)
+    parts = [(rng.random((60, 30)) < 0.2).astype(float), rng.standard_normal((60, 30)),
+             (rng.random((60, 30)) < 0.2).astype(float)]
+    labels = [np.where(rng.random(60) < 0.5, 1.0, -1.0) for _ in parts]
+    ref = KernelOGD(sigma=2.0, eta=0.2)
+    ref.play_in_blocks = False
+    model = KernelOGD(sigma=2.0, eta=0.2)
+    for X, y in zip(parts, labels):
+        ref.partial_fit(X, y, classes=[-1.0, 1.0])
+        model.partial_fit(X, y, classes=[-1.0, 1.0])
+    np.testing.assert_array_equal(ref.counts_, model.counts_)
+    np.testing.assert_array_equal(ref.alpha_[:ref.support_size_], model.alpha_[:model.support_size_])
+
+
+def test_error_bound_covers_the_block_scores():
+    # f from the block path's kernel values (BLAS + vectorised exp) against f from the loop's
+    # kernel rows, on data of a wide dynamic range: the difference stays within the bound E.
+    from lsokl.learners.kernels import kernel_row
+    from lsokl.learners.stream import Stream
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((300, 40)) * rng.uniform(0.1, 10, 40)
+    alpha = rng.standard_normal(260) * 3
+    stream = Stream(X)
+    sigma = 4.0
+    inv2s2 = 1 / (2 * sigma**2)
+    sv = np.asfortranarray(X[:260])
+    idx = np.arange(260, 300)
+    g = blocked.block_scores(stream, idx, sv, stream.sqnorms[:260], alpha, 260, inv2s2,
+                             np.empty(blocked.BLOCK * blocked.CHUNK))
+    A, S = np.abs(alpha).sum(), np.abs(alpha) @ stream.sqnorms[:260]
+    c_G = blocked.dot_error_factor(40) * inv2s2
+    krow = np.empty(260)
+    for r, i in enumerate(idx):
+        kernel_row(stream.xs, i, stream.sqnorms[i], sv, stream.sqnorms[:260], 260, inv2s2, krow)
+        f = 0.0
+        for j in range(260):
+            f += alpha[j] * krow[j]
+        E = blocked.error_bound(stream.sqnorms[i], A, S, 260, c_G)
+        assert abs(f - g[r]) <= E
+        assert E < 1e-6
