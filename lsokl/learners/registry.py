@@ -55,21 +55,35 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("regression", "nogd"): "lsokl.learners.nogd:RegressionNOGD",
 }
 
+# Kernel approximations (lsokl.approx, MEKA paper): not learners but fitted approximations of the
+# Gaussian kernel matrix, run by the `approximation` protocol. They do not depend on the task.
+APPROXIMATIONS: dict[str, str] = {
+    "nystrom": "lsokl.approx.nystrom:Nystrom",
+    "rnys": "lsokl.approx.rnys:RNystrom",
+    "knys": "lsokl.approx.knys:KMeansNystrom",
+    "enys": "lsokl.approx.enys:EnsembleNystrom",
+    "rks": "lsokl.approx.rks:RandomFourier",
+    "fastfood": "lsokl.approx.fastfood:Fastfood",
+    "meka": "lsokl.approx.meka:MEKA",
+}
+
 # Names as the papers' tables print them, for reports.
 DISPLAY_NAMES = {
     "perceptron": "Perceptron", "ogd": "OGD", "rbp": "RBP", "forgetron": "Forgetron",
     "projectron": "Projectron", "projectron++": "Projectron++", "bpas": "BPA-S", "bogd": "BOGD",
     "fogd": "FOGD", "nogd": "NOGD", "norma": "NORMA", "libsvm": "LIBSVM", "llsvm": "LLSVM",
     "pegasos": "PegasosM", "bpegasos": "BPegasosM", "bsgd-m": "BSGD-M", "bsgd-r": "BSGD-R",
+    "nystrom": "Nys", "rnys": "RNys", "knys": "KNys", "enys": "ENys", "rks": "RKS",
+    "fastfood": "Fastfood", "meka": "MEKA",
 }
 
 ALIASES = {"bpa-s": "bpas", "projectronpp": "projectron++", "kernel-perceptron": "perceptron",
-           "kernel-ogd": "ogd"}
+           "kernel-ogd": "ogd", "nys": "nystrom"}
 
 
 def names(task: str | None = None) -> list[str]:
-    """Registered config names (for one task, or all)."""
-    return sorted({n for (t, n) in LEARNERS if task is None or t == task})
+    """Registered config names (for one task, or all); approximations serve every task."""
+    return sorted({n for (t, n) in LEARNERS if task is None or t == task} | set(APPROXIMATIONS))
 
 
 def canonical(name: str) -> str:
@@ -80,6 +94,9 @@ def canonical(name: str) -> str:
 def get(name: str, task: str = "binary") -> type:
     """The learner class registered as ``name`` for ``task``; unknown names suggest the closest."""
     key = canonical(name)
+    if key in APPROXIMATIONS and (task, key) not in LEARNERS:
+        module, cls = APPROXIMATIONS[key].split(":")
+        return getattr(importlib.import_module(module), cls)
     if (task, key) not in LEARNERS:
         if any(n == key for (_, n) in LEARNERS):
             tasks = sorted(t for (t, n) in LEARNERS if n == key)

@@ -1,0 +1,203 @@
+"""The protocol every kernel approximation follows: G~ = W L W' for the Gaussian kernel matrix.
+
+A kernel approximation is not a learner: it is fitted on a data matrix X (n x d) and then answers
+questions about the n x n Gaussian kernel matrix G = [exp(-gamma ||x_i - x_j||^2)] without ever
+forming it. Every method of :mod:`lsokl.approx` writes its approximation in one shape,
+
+    G~ = W L W'        W: n x K (dense for the low-rank methods, block-diagonal for MEKA),
+                       L: K x K (the identity for the low-rank methods, MEKA's link matrix),
+
+so the operations are written once, here:
+
+``fit(X, seed=None)``
+    build the approximation (the draws come from ``random_state``, else from ``seed``); sets
+    ``n_samples_``, ``memory_`` (floats stored, as the MEKA paper counts them: the factor W and,
+    for MEKA, the kept blocks of L) and ``timings_`` (seconds per step, method-specific keys).
+``matvec(v)``
+    G~ v in O(nK + K^2).
+``solve(lam, y)``
+    (G~ + lam I)^-1 y by the push-through identity
+    lam^-1 [y - W (lam I + L W'W)^-1 L W' y]: a K x K system, never an n x n matrix.
+``rows(idx)``
+    the approximate rows G~[idx, :] (len(idx) x n), for the chunked relative error.
+``cross(X_new)`` / ``cross_matvec(X_new, alpha)``
+    the approximate kernel between new points and the training points (m x n), and its product
+    with a vector (what kernel ridge regression predicts with), without the m x n matrix.
+
+Subclasses provide ``_fit(X, rng)`` (filling the factor), ``_w_dot(U)`` (W U), ``_wt_dot(V)``
+(W' V), ``_w_rows(idx)``, ``_w_gram()`` (W'W), ``_w_new(X_new)`` (the rows of W a new point
+would have) and ``memory_``; ``L_`` is None for L = I.
+"""
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+from ..learners.params import Num, Seed
+
+POSITIVE = Num(0, np.inf, "neither")
+RANK = Num(1, np.inf, "left", integer=True)
+
+
+class KernelApproximation(BaseEstimator):
+    """Base class: parameters are stored by the constructor (scikit-learn style); fitted state
+    ends in ``_``. See the module docstring for the protocol."""
+
+    name: ClassVar[str] = ""
+    display: ClassVar[str] = ""  # how the MEKA paper's tables print the method
+    _params: ClassVar[dict] = {"gamma": POSITIVE, "rank": RANK, "random_state": Seed()}
+
+    L_: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ parameters
+    def _validate_params(self) -> None:
+        for key, rule in self._params.items():
+            rule.check(type(self).__name__, key, getattr(self, key))
+
+    def _check_rank(self, n: int, rank: int, key: str = "rank", what: str = "samples") -> None:
+        if rank > n:
+            raise ValueError(f"{type(self).__name__}: {key}={rank} is larger than the number of "
+                             f"{what} ({n}); choose {key} <= {n}")
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None, seed=None):
+        """Build the approximation of the Gaussian kernel matrix of ``X``.
+
+        ``seed``: where the random draws come from when ``random_state`` is None (an int or a
+        ``numpy.random.SeedSequence``; the runner passes the cell's seed)."""
+        self._validate_params()
+        X = as_dense(X)
+        if X.shape[0] < 1:
+            raise ValueError(f"{type(self).__name__}: X has no rows")
+        if not np.all(np.isfinite(X)):
+            raise ValueError(f"{type(self).__name__}: X contains NaN or infinite values")
+        rng = np.random.default_rng(self.random_state if self.random_state is not None else seed)
+        self.n_samples_, self.n_features_ = X.shape
+        self.timings_ = {}
+        t0 = time.perf_counter()
+        self._fit(X, rng)
+        self.timings_["total"] = time.perf_counter() - t0
+        return self
+
+    def _fit(self, X, rng) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def sigma(self) -> float:
+        """The LSOKL width of the same kernel: exp(-gamma r^2) = exp(-r^2 / (2 sigma^2))."""
+        return 1.0 / np.sqrt(2.0 * float(self.gamma))
+
+    # ------------------------------------------------------------------ operations
+    def _l_dot(self, U):
+        return U if self.L_ is None else self.L_ @ U
+
+    def matvec(self, v) -> np.ndarray:
+        """G~ v."""
+        v = np.asarray(v, dtype=np.float64)
+        self._check_length(v, "v")
+        return self._w_dot(self._l_dot(self._wt_dot(v)))
+
+    def solve(self, lam: float, y) -> np.ndarray:
+        """alpha = (G~ + lam I)^-1 y by the push-through identity (a K x K system)."""
+        lam = check_positive("lambda", lam)
+        y = np.asarray(y, dtype=np.float64)
+        self._check_length(y, "y")
+        wty = self._wt_dot(y)
+        K = wty.shape[0]
+        system = self._l_dot(self._w_gram())
+        system[np.diag_indices(K)] += lam
+        inner = np.linalg.solve(system, self._l_dot(wty))
+        return (y - self._w_dot(inner)) / lam
+
+    def rows(self, idx) -> np.ndarray:
+        """The approximate kernel rows G~[idx, :], shape (len(idx), n)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        left = self._l_dot(self._w_rows(idx).T)  # K x m (L symmetric)
+        return np.ascontiguousarray(self._w_dot(left).T)
+
+    def cross(self, X_new) -> np.ndarray:
+        """The approximate kernel between new points and the training points, (m, n)."""
+        left = self._l_dot(self._w_new(as_dense(X_new)).T)
+        return np.ascontiguousarray(self._w_dot(left).T)
+
+    def cross_matvec(self, X_new, alpha) -> np.ndarray:
+        """cross(X_new) @ alpha without the m x n matrix: W_new (L (W' alpha))."""
+        alpha = np.asarray(alpha, dtype=np.float64)
+        self._check_length(alpha, "alpha")
+        return self._w_new(as_dense(X_new)) @ self._l_dot(self._wt_dot(alpha))
+
+    def to_dense(self) -> np.ndarray:
+        """The whole n x n G~ (tests and small n only)."""
+        return self.rows(np.arange(self.n_samples_))
+
+    def _check_length(self, v, name: str) -> None:
+        if v.shape[0] != self.n_samples_:
+            raise ValueError(f"{name} has {v.shape[0]} rows; the approximation was fitted on "
+                             f"{self.n_samples_} samples")
+
+
+class LowRankApproximation(KernelApproximation):
+    """G~ = Z Z' for a dense n x K feature matrix Z (Nystrom family, random features)."""
+
+    def _w_dot(self, U):
+        return self.Z_ @ U
+
+    def _wt_dot(self, V):
+        return self.Z_.T @ V
+
+    def _w_rows(self, idx):
+        return self.Z_[idx]
+
+    def _w_gram(self):
+        return self.Z_.T @ self.Z_
+
+    def _w_new(self, X_new):
+        return self.transform(X_new)
+
+    @property
+    def memory_(self) -> int:
+        """Floats stored: the n x K factor."""
+        return int(self.Z_.size)
+
+    @property
+    def n_components_(self) -> int:
+        return int(self.Z_.shape[1])
+
+
+def as_dense(X) -> np.ndarray:
+    """C-contiguous float64 rows (CSR input is densified: the approximations here are dense)."""
+    if sp.issparse(X):
+        X = X.toarray()
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+    return np.ascontiguousarray(X)
+
+
+def check_positive(key: str, value) -> float:
+    """A clear error naming the key for a non-positive (or non-numeric) gamma, lambda, ..."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{key} must be a number > 0, got {value!r}") from None
+    if not v > 0 or not np.isfinite(v):
+        raise ValueError(f"{key} must be a number > 0, got {value!r}")
+    return v
+
+
+def timed(timings: dict, key: str):
+    """``with timed(self.timings_, "links"): ...`` adds the block's seconds under ``key``."""
+
+    class _Timer:
+        def __enter__(self):
+            self.t0 = time.perf_counter()
+
+        def __exit__(self, *exc):
+            timings[key] = timings.get(key, 0.0) + time.perf_counter() - self.t0
+            return False
+
+    return _Timer()

@@ -1,0 +1,261 @@
+"""MEKA: Memory Efficient Kernel Approximation (Si, Hsieh, Dhillon, JMLR 18, 2017), as the
+authors' released MATLAB ``meka.m`` computes it (spec: ``docs/MEKA.md`` section 1).
+
+1. **Clustering (TC).** The authors' k-means (:func:`~lsokl.approx.clustering.meka_kmeans`) on
+   min(n, 10000) sampled points into c clusters; every point goes to its nearest centre; the
+   c x c kernel D between centres decides which off-diagonal blocks are dropped (``eta``: the
+   authors' fraction rule, or ``eps``: the paper's absolute threshold).
+2. **Ranks.** R allocates the total rank c k proportionally to the cluster sizes
+   (``k_alloc="prop"``: ceil(c k n_s / n), the excess taken from the last cluster, clipped to
+   n_s); ``"equal"`` gives every cluster rank k (the paper's sec. 5.1 wording).
+3. **Diagonal blocks (TW).** Per cluster, a rank-k_s Nystrom map on 2 k_s landmarks drawn from
+   the cluster: W^(s) = E_s Q Sigma^-1/2 (the map NOGD uses, :func:`lsokl.approx.nystrom.landmark_map`).
+4. **Links (TL).** For each kept pair s < t, 4 k_s sampled rows of cluster s and 4 k_t of
+   cluster t (fresh for every pair): L_st = pinv(A'A) A' G^ B pinv(B'B) with MATLAB's
+   ``pinv(., 1e-6)`` absolute cutoff; L_ts = L_st'.
+5. G~ = W L W' with W block-diagonal (rows in the original order) and L_ss = I.
+
+The paper's k is the rank *per cluster*: ``rank`` here is that k, as for the baselines (the
+"same memory" rule), and the total rank is ``clusters * rank`` (R's ``k``; ``total_rank``
+overrides it). ``psd=True`` clips L's negative eigenvalues (MEKA-PSD, paper sec. 7.1), which
+Table 8's kernel ridge regression needs (spec section 3).
+Memory = sum_s n_s k_s + sum over kept (s, t), diagonal included, of k_s k_t.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..learners.kernels import gaussian_block, row_sqnorms
+from ..learners.params import Num, OneOf
+from ..learners.stream import Stream
+from .base import KernelApproximation, as_dense, timed
+from .clustering import meka_kmeans, nearest_centre
+from .nystrom import landmark_map, map_rows
+
+PINV_CUTOFF = 1e-6  # MATLAB pinv(X, 1e-6) in meka.m: singular values <= 1e-6 are zeroed
+
+
+def pinv_psd(A: np.ndarray, cutoff: float = PINV_CUTOFF) -> np.ndarray:
+    """Pseudo-inverse of a symmetric PSD matrix with an absolute singular-value cutoff."""
+    lam, V = np.linalg.eigh(A)
+    keep = np.abs(lam) > cutoff
+    return (V[:, keep] / lam[keep]) @ V[:, keep].T
+
+
+def dropped_pairs(D: np.ndarray, eta: float | None = None, eps: float | None = None) -> np.ndarray:
+    """Boolean c x c mask of off-diagonal blocks set to zero (spec 1.2).
+
+    ``eta`` (R): tau = the ceil((c^2 - c) eta)-th smallest of all c^2 entries of D (tau = 0 when
+    eta = 0); block (s, t) is dropped iff D_st < tau (strict). ``eps`` (paper): dropped iff
+    D_st <= eps."""
+    c = D.shape[0]
+    if eps is not None:
+        drop = D <= eps
+    else:
+        mm = math.ceil((c * c - c) * eta)
+        tau = 0.0 if mm == 0 else np.sort(D, axis=None)[mm - 1]
+        drop = D < tau
+    drop = drop | drop.T
+    np.fill_diagonal(drop, False)
+    return drop
+
+
+def allocate_ranks(sizes: np.ndarray, total: int, how: str = "prop", per_cluster: int | None = None) -> np.ndarray:
+    """Rank of every cluster (spec 1.3). ``prop``: ceil(total n_s / n), the excess subtracted
+    from the last cluster, each clipped to n_s. ``equal``: ``per_cluster`` (or total // c) each,
+    clipped to n_s."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = int(sizes.sum())
+    if how == "equal":
+        k = np.full(len(sizes), per_cluster if per_cluster is not None else total // len(sizes))
+    else:
+        k = np.ceil(total * sizes / n).astype(np.int64)
+        k[-1] -= int(k.sum()) - total
+    k = np.minimum(k, sizes)
+    if np.any(k < 1):
+        raise ValueError(f"rank allocation {k.tolist()} for cluster sizes {sizes.tolist()} leaves a "
+                         "cluster without rank; use fewer clusters or a larger rank")
+    return k
+
+
+class MEKA(KernelApproximation):
+    """MEKA with the authors' defaults (R ``meka.m``); see the module docstring."""
+
+    name = "meka"
+    display = "MEKA"
+    _params = {**KernelApproximation._params,
+               "clusters": Num(1, np.inf, "left", integer=True),
+               "total_rank": Num(1, np.inf, "left", integer=True, allow_none=True),
+               "eta": Num(0, 1, "both"),
+               "eps": Num(0, 1, "both", allow_none=True),
+               "k_alloc": OneOf(("prop", "equal")),
+               "landmark_factor": Num(1, np.inf, "left"),
+               "link_oversample": Num(1, np.inf, "left"),
+               "kmeans_sample": Num(1, np.inf, "left", integer=True),
+               "kmeans_iterations": Num(0, np.inf, "left", integer=True),
+               "partition": OneOf(("kmeans", "random")),
+               "psd": OneOf((False, True))}
+
+    def __init__(self, *, rank: int = 128, gamma: float = 1.0, clusters: int = 10,
+                 total_rank: int | None = None, eta: float = 0.01, eps: float | None = None,
+                 k_alloc: str = "prop", landmark_factor: float = 2.0, link_oversample: float = 4.0,
+                 kmeans_sample: int = 10000, kmeans_iterations: int = 10,
+                 partition: str = "kmeans", psd: bool = False, random_state=None):
+        self.rank = rank
+        self.gamma = gamma
+        self.clusters = clusters
+        self.total_rank = total_rank
+        self.eta = eta
+        self.eps = eps
+        self.k_alloc = k_alloc
+        self.landmark_factor = landmark_factor
+        self.link_oversample = link_oversample
+        self.kmeans_sample = kmeans_sample
+        self.kmeans_iterations = kmeans_iterations
+        self.partition = partition
+        self.psd = psd
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    def _fit(self, X, rng):
+        n, c = X.shape[0], int(self.clusters)
+        gamma = float(self.gamma)
+        if c > n:
+            raise ValueError(f"MEKA: clusters={c} is larger than the number of samples ({n})")
+        total = int(self.total_rank) if self.total_rank is not None else c * int(self.rank)
+        self._check_rank(n, total, key="clusters * rank" if self.total_rank is None else "total_rank")
+        r_cluster, r_diag, r_link = rng.spawn(3)
+        sqn = row_sqnorms(X)
+
+        with timed(self.timings_, "clustering"):
+            self._cluster(X, c, r_cluster)
+            self.centre_kernel_ = gaussian_block(self.centres_, self.centres_, gamma)
+            self.dropped_ = dropped_pairs(self.centre_kernel_, float(self.eta),
+                                          None if self.eps is None else float(self.eps))
+        members = [np.flatnonzero(self.labels_ == s) for s in range(c)]
+        sizes = np.array([len(m) for m in members])
+        if np.any(sizes == 0):
+            raise ValueError(f"MEKA: a cluster is empty after assigning all points (sizes "
+                             f"{sizes.tolist()}); use fewer clusters")
+        self.ranks_ = allocate_ranks(sizes, total, self.k_alloc,
+                                     None if self.total_rank is not None else int(self.rank))
+        self.members_ = members
+        self.offsets_ = np.concatenate([[0], np.cumsum(self.ranks_)])
+
+        stream = Stream(X)
+        with timed(self.timings_, "diagonal"):
+            self.maps_, self.blocks_ = [], []
+            for s, idx in enumerate(members):
+                k_s = int(self.ranks_[s])
+                m_s = int(min(round(self.landmark_factor * k_s), len(idx)))
+                lm = idx[np.sort(r_diag.choice(len(idx), m_s, replace=False))]
+                fmap = landmark_map(X[lm], gamma, k_s)
+                self.maps_.append(fmap)
+                self.blocks_.append(map_rows(fmap, stream, idx))
+
+        K = int(self.offsets_[-1])
+        L = np.zeros((K, K))
+        with timed(self.timings_, "links"):
+            for s in range(c):
+                a0, a1 = self.offsets_[s], self.offsets_[s + 1]
+                L[a0:a1, a0:a1] = np.eye(a1 - a0)
+                for t in range(s + 1, c):
+                    if self.dropped_[s, t]:
+                        continue
+                    L_st = self._link(X, sqn, s, t, r_link, gamma)
+                    b0, b1 = self.offsets_[t], self.offsets_[t + 1]
+                    L[a0:a1, b0:b1] = L_st
+                    L[b0:b1, a0:a1] = L_st.T
+        if self.psd:
+            with timed(self.timings_, "psd"):
+                lam, U = np.linalg.eigh(L)
+                self.negative_eigenvalues_ = int(np.sum(lam < 0))
+                L = (U * np.maximum(lam, 0.0)) @ U.T
+                L = 0.5 * (L + L.T)
+        self.L_ = L
+
+    def _cluster(self, X, c, rng):
+        n = X.shape[0]
+        if self.partition == "random":  # Table 3's baseline: a random partition of equal parts
+            self.labels_ = rng.permutation(np.arange(n) % c)
+            self.centres_ = np.stack([X[self.labels_ == s].mean(axis=0) for s in range(c)])
+            return
+        S = min(n, int(self.kmeans_sample))
+        sample = X[np.sort(rng.choice(n, S, replace=False))] if S < n else X
+        _, self.centres_ = meka_kmeans(sample, c, rng, int(self.kmeans_iterations))
+        self.labels_ = nearest_centre(X, self.centres_)
+
+    def _link(self, X, sqn, s, t, rng, gamma):
+        """L_st = pinv(A'A) A' G^ B pinv(B'B) on freshly sampled rows of clusters s and t."""
+        rows = []
+        for u in (s, t):
+            n_u = len(self.members_[u])
+            take = int(min(math.ceil(self.link_oversample * self.ranks_[u]), n_u))
+            rows.append(np.sort(rng.choice(n_u, take, replace=False)))
+        A = self.blocks_[s][rows[0]]
+        B = self.blocks_[t][rows[1]]
+        gs, gt = self.members_[s][rows[0]], self.members_[t][rows[1]]
+        G_hat = gaussian_block(X[gs], X[gt], gamma, A_sqn=sqn[gs], B_sqn=sqn[gt])
+        return pinv_psd(A.T @ A) @ (A.T @ G_hat @ B) @ pinv_psd(B.T @ B)
+
+    # ------------------------------------------------------------------ the W factor
+    @property
+    def memory_(self) -> int:
+        """sum_s n_s k_s + sum over kept blocks (s, t) of L, diagonal included, of k_s k_t."""
+        k = self.ranks_.astype(np.int64)
+        kept = ~self.dropped_
+        return int(sum(len(m) * kk for m, kk in zip(self.members_, k)) + k @ kept @ k)
+
+    def _w_dot(self, U):
+        U = np.asarray(U)
+        out = np.empty((self.n_samples_,) + U.shape[1:])
+        for s, idx in enumerate(self.members_):
+            out[idx] = self.blocks_[s] @ U[self.offsets_[s]:self.offsets_[s + 1]]
+        return out
+
+    def _wt_dot(self, V):
+        V = np.asarray(V)
+        out = np.empty((int(self.offsets_[-1]),) + V.shape[1:])
+        for s, idx in enumerate(self.members_):
+            out[self.offsets_[s]:self.offsets_[s + 1]] = self.blocks_[s].T @ V[idx]
+        return out
+
+    def _w_gram(self):
+        K = int(self.offsets_[-1])
+        out = np.zeros((K, K))
+        for s, W in enumerate(self.blocks_):
+            a0, a1 = self.offsets_[s], self.offsets_[s + 1]
+            out[a0:a1, a0:a1] = W.T @ W
+        return out
+
+    def _w_rows(self, idx):
+        out = np.zeros((len(idx), int(self.offsets_[-1])))
+        pos = self.position_
+        for s in np.unique(self.labels_[idx]):
+            sel = np.flatnonzero(self.labels_[idx] == s)
+            out[sel, self.offsets_[s]:self.offsets_[s + 1]] = self.blocks_[s][pos[idx[sel]]]
+        return out
+
+    @property
+    def position_(self) -> np.ndarray:
+        """Row of every sample inside its cluster's block."""
+        if getattr(self, "_position", None) is None:
+            pos = np.empty(self.n_samples_, dtype=np.int64)
+            for idx in self.members_:
+                pos[idx] = np.arange(len(idx))
+            self._position = pos
+        return self._position
+
+    def _w_new(self, X_new):
+        """Out-of-sample rows of W (spec 1.7, a reading: R has none): nearest centre s, then
+        that cluster's Nystrom map, zeros in the other clusters' columns."""
+        X_new = as_dense(X_new)
+        lab = nearest_centre(X_new, self.centres_)
+        out = np.zeros((X_new.shape[0], int(self.offsets_[-1])))
+        stream = Stream(X_new)
+        for s in np.unique(lab):
+            sel = np.flatnonzero(lab == s)
+            out[sel, self.offsets_[s]:self.offsets_[s + 1]] = map_rows(self.maps_[s], stream, sel)
+        return out

@@ -1,0 +1,102 @@
+"""Nys: the standard Nystrom approximation with rank truncation (Williams and Seeger 2001; the
+MEKA paper's baseline, as in Mu Li's ``nys.m``).
+
+m = 2k landmarks drawn uniformly without replacement, M = K(landmarks, landmarks), the top-k
+eigenpairs of M, and G~ = C M_k^+ C' with C = K(X, landmarks), i.e. Z = C Q_k Lambda_k^(-1/2).
+
+The feature map is NOGD's :class:`lsokl.learners.features.NystromMap` (the same code maps NOGD's
+frozen support vectors), and the landmark Gram matrix is :func:`lsokl.learners.kernels.gaussian_block`.
+scikit-learn's ``Nystroem`` does not truncate to rank k (it keeps all m components), so it is
+not this baseline.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..learners.features import NystromMap
+from ..learners.kernels import gaussian_block, row_sqnorms
+from ..learners.params import Num
+from ..learners.stream import Stream
+from .base import LowRankApproximation, timed
+
+CHUNK = 4096  # rows per kernel block when mapping many points (bounds the block's memory)
+
+
+def eigen_abs(gram: np.ndarray, rank: int):
+    """Top-``rank`` eigenpairs of a symmetric PSD Gram matrix with |lambda| (= its SVD, as the
+    authors' ``svd(M)``: roundoff-negative eigenvalues become their absolute values)."""
+    lam, V = NystromMap.eigen(gram, rank)
+    return np.abs(lam), V
+
+
+def landmark_map(landmarks: np.ndarray, gamma: float, rank: int, eigenpairs=None,
+                 floor: float | None = None) -> NystromMap:
+    """The rank-``rank`` Nystrom feature map on ``landmarks``: z(x) = Lambda^-1/2 V' k(x, landmarks).
+
+    ``eigenpairs``: a function gram -> (lam, V) (default: exact top-k, :func:`eigen_abs`).
+    ``floor``: drop eigenpairs below floor * lambda_max (None: keep all, as the authors do).
+    """
+    landmarks = np.ascontiguousarray(landmarks, dtype=np.float64)
+    gram = gaussian_block(landmarks, landmarks, gamma)
+    lam, V = (eigenpairs or eigen_abs)(gram, rank)
+    if floor is not None:
+        keep = lam > floor * lam.max()
+        lam, V = lam[keep], V[:, keep]
+    M = (V / np.sqrt(lam)).T  # k x m
+    return NystromMap(landmarks, row_sqnorms(landmarks), M, 1.0 / np.sqrt(2.0 * gamma))
+
+
+def map_rows(fmap: NystromMap, stream: Stream, idx=None) -> np.ndarray:
+    """The map's features of rows ``idx`` of ``stream`` (all rows by default), in chunks."""
+    idx = np.arange(stream.n_samples) if idx is None else np.asarray(idx, dtype=np.int64)
+    out = np.empty((len(idx), fmap.MT.shape[1]))
+    for a in range(0, len(idx), CHUNK):
+        out[a:a + CHUNK] = fmap.features(stream, idx[a:a + CHUNK])
+    return out
+
+
+class NystromFamily(LowRankApproximation):
+    """Shared by Nys, RNys, KNys: landmarks -> rank-k map -> Z. Subclasses pick the landmarks
+    (``_landmarks``) and the eigen-solver (``_eigenpairs``)."""
+
+    _params = {**LowRankApproximation._params, "landmark_factor": Num(1, np.inf, "left")}
+
+    def __init__(self, *, rank: int = 128, gamma: float = 1.0, landmark_factor: float = 2.0,
+                 random_state=None):
+        self.rank = rank
+        self.gamma = gamma
+        self.landmark_factor = landmark_factor
+        self.random_state = random_state
+
+    def n_landmarks(self, n: int) -> int:
+        return int(min(n, round(self.landmark_factor * self.rank)))
+
+    def _eigenpairs(self, rng):
+        return eigen_abs
+
+    def _fit(self, X, rng):
+        n = X.shape[0]
+        self._check_rank(n, int(self.rank))
+        with timed(self.timings_, "landmarks"):
+            landmarks = self._landmarks(X, rng)
+        self._check_rank(len(landmarks), int(self.rank), what="landmarks")
+        with timed(self.timings_, "factor"):
+            self.map_ = landmark_map(landmarks, float(self.gamma), int(self.rank),
+                                     self._eigenpairs(rng))
+            self.Z_ = map_rows(self.map_, Stream(X))
+
+    def _landmarks(self, X, rng):
+        idx = rng.choice(X.shape[0], self.n_landmarks(X.shape[0]), replace=False)
+        return X[np.sort(idx)]
+
+    def transform(self, X_new) -> np.ndarray:
+        from .base import as_dense
+
+        return map_rows(self.map_, Stream(as_dense(X_new)))
+
+
+class Nystrom(NystromFamily):
+    """Nys: uniform landmarks (m = 2k), rank-k truncation."""
+
+    name = "nystrom"
+    display = "Nys"
