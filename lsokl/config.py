@@ -49,10 +49,11 @@ BUDGET_PARAM = "budget"
 
 TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_source",
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
-            "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select", "test_at")
+            "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select", "test_at",
+            "rows", "krr", "block_ranks")  # the last three: `protocol: approximation`
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
-                "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws")
+                "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr")
 LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
 
 
@@ -83,6 +84,7 @@ class DatasetSpec:
     split: str | None = None  # train / test / all (the data layer's default when None)
     test_fraction: float | None = None  # holdout protocol: test rows cut from the train split
     draws: dict | None = None  # holdout protocol, built-in generators: {n_train, n_test} per repetition
+    protocol_options: tuple = ()  # per-dataset protocol keys (approximation: rows, krr), sorted pairs
 
     def load_options(self) -> dict:
         """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
@@ -503,6 +505,7 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                          f"`test_fraction` (e.g. 0.2) for it (under {dkey} or at the top)")
         spec = DatasetSpec(
             name=dname, task=dtask, split=split, test_fraction=fraction, draws=draws,
+            protocol_options=_dataset_options(v, dkey, entry, protocol_name),
             scale=SCALE_ALIASES.get(dscale, dscale),
             max_samples=v.int_(_join(dkey, "max_samples"), entry.get("max_samples", max_samples),
                                low=1, allow_none=True),
@@ -609,7 +612,7 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
     name = v.choice("protocol", top.get("protocol", protocols.DEFAULT), tuple(protocols.PROTOCOLS))
     allowed = getattr(protocols.get(name), "OPTIONS", {})
     options = {}
-    for key in ("epochs", "test_fraction", "test_at"):
+    for key in ("epochs", "test_fraction", "test_at", "rows", "krr", "block_ranks"):
         if key in top and key not in allowed:
             v.fail(key, f"only means something with a protocol that reads it (not `protocol: {name}`)")
     if "epochs" in allowed:
@@ -621,6 +624,11 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
         if not isinstance(at, list) or not at:
             v.expected("test_at", "a non-empty list of training step counts", at)
         options["test_at"] = tuple(sorted({v.int_(f"test_at[{i}]", x, low=1) for i, x in enumerate(at)}))
+    check = getattr(protocols.get(name), "check_options", None)
+    if check is not None:  # a protocol that validates its own keys (approximation)
+        given = {k: top.get(k, default) for k, default in allowed.items()
+                 if k not in ("epochs", "test_fraction", "test_at")}
+        options.update(check(v.fail, "", given))
     return name, options
 
 
@@ -645,6 +653,18 @@ def _draws(v: _Validator, key: str, value, name: str, protocol: str) -> dict | N
     return {k: v.int_(_join(key, k), value[k], low=1) for k in ("n_train", "n_test")}
 
 
+def _dataset_options(v: _Validator, dkey: str, entry: dict, protocol_name: str) -> tuple:
+    """Per-dataset protocol keys (approximation: ``rows``, ``krr``), validated by the protocol."""
+    from .runner import protocols
+
+    module = protocols.get(protocol_name)
+    given = {k: entry[k] for k in getattr(module, "DATASET_OPTIONS", ()) if k in entry}
+    for k in ("rows", "krr"):
+        if k in entry and k not in given:
+            v.fail(_join(dkey, k), "only means something with `protocol: approximation`")
+    return tuple(sorted(module.check_options(v.fail, dkey, given).items())) if given else ()
+
+
 def _fraction(v: _Validator, key: str, value) -> float:
     if not _is_num(value) or not 0 < value < 1:
         v.expected(key, "a number strictly between 0 and 1", value)
@@ -662,7 +682,7 @@ def _has_test_split(name: str) -> bool:
 
 def _cell_options(options: dict, spec: DatasetSpec) -> tuple:
     """The protocol options that enter a cell's spec (per-dataset values override the top level)."""
-    out = dict(options)
+    out = {**options, **dict(spec.protocol_options)}
     if "test_fraction" in out or spec.test_fraction is not None:
         out["test_fraction"] = spec.test_fraction
     if spec.draws is not None:

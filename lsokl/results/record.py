@@ -24,12 +24,12 @@ RECORD_KEYS = (
     "metric", "value", "mistakes", "mistake_rate", "squared_loss", "time_s", "support_size",
     "curve", "error",
     # the protocol (None = online) and its own results (holdout: test accuracy, times, selection)
-    "protocol", "holdout",
+    "protocol", "holdout", "approximation",
     # where and with what
     "versions", "host", "started_at", "finished_at", "wall_s",
 )
 # Added after schema 1 was in use: records written before them stay valid without these keys.
-OPTIONAL_KEYS = ("protocol", "holdout")
+OPTIONAL_KEYS = ("protocol", "holdout", "approximation")
 CURVE_KEYS = ("t", "mistakes", "mistake_rate", "support", "time_s", "squared_loss")
 
 

@@ -28,6 +28,7 @@ from ...errors import UnknownNameError
 PROTOCOLS: dict[str, str] = {
     "online": "lsokl.runner.protocols.online",
     "holdout": "lsokl.runner.protocols.holdout",
+    "approximation": "lsokl.runner.protocols.approximation",
 }
 DEFAULT = "online"
 

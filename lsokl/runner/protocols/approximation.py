@@ -1,0 +1,243 @@
+"""The approximation protocol of MEKA Tables 3, 5, 7 and 8: build a kernel approximation
+(:mod:`lsokl.approx`) and measure it.
+
+One cell = dataset x method x parameters (rank, gamma, ...) x repetition (``permutations``
+repetitions, each with its own seed). Config keys (top level, or per dataset)::
+
+    protocol: approximation
+    rows: auto          # relative Frobenius error ||G - G~||_F / ||G||_F on: `full` (every row),
+                        # an integer r (r rows drawn uniformly, seeded per repetition; R's demos
+                        # use 1000, the paper 20000 for ijcnn1/covtype), `auto` (full when
+                        # n <= 20000, else 20000 rows) or `none` (no error: KRR or timing runs).
+                        # Computed in chunks: at most 2^24 floats of G (and of G~) at a time.
+    krr:                # optional: kernel ridge regression on the approximation (Table 8)
+      lambda: 0.0625    #   (G~ + lambda I) alpha = y by the push-through solve
+      test_fraction: 0.2  # seeded split per (seed, dataset, repetition): every method sees the same
+      target: raw       #   `raw`: undo the registry's [0, 1] target scaling (cpusmall RMSE in %usr)
+    block_ranks: {delta: 1.0e-6}   # optional: numerical rank of every block G(V_s, V_t) of the
+                        # method's partition (MEKA's clusters; Table 3)
+
+The record (``lsokl.results.record``): ``metric`` = ``rel_error`` (or ``test_rmse`` with
+``krr``), ``value`` its value, ``time_s`` = the approximation's build time, and
+``approximation`` = {memory, rank, timings (seconds per step: MEKA's clustering, diagonal,
+links), rows, rows_seed, rel_error, n_train, n_test, lambda, test_rmse, block_ranks, ...}.
+The full-matrix error on a dataset with n > 60000 is refused before anything is allocated.
+"""
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+
+from . import Outcome, Prepared
+
+OPTIONS = {"rows": "auto", "krr": None, "block_ranks": None}
+DATASET_OPTIONS = ("rows", "krr")  # may also be set per dataset
+AUTO_FULL = 20000  # `rows: auto`: the full matrix up to this n, else this many sampled rows
+FULL_LIMIT = 60000  # `rows: full` beyond this n: n^2 kernel evaluations is hours; refuse
+KRR_KEYS = ("lambda", "test_fraction", "target")
+
+
+# --------------------------------------------------------------------------- config
+def check_options(fail, key: str, options: dict) -> dict:
+    """Validated protocol options; ``fail(key, message)`` raises the config error."""
+    out = {}
+    if "rows" in options:
+        rows = options["rows"]
+        if rows is None:
+            rows = "none"
+        ok = rows in ("full", "auto", "none") or (isinstance(rows, Integral) and not isinstance(rows, bool)
+                                                  and rows >= 1)
+        if not ok:
+            fail(_join(key, "rows"), f"expected `full`, `auto`, `none` or an integer >= 1 "
+                                     f"(sampled rows), got {rows!r}")
+        out["rows"] = rows
+    if options.get("krr") is not None:
+        krr = options["krr"]
+        where = _join(key, "krr")
+        if not isinstance(krr, dict):
+            fail(where, f"expected a mapping with `lambda` (e.g. {{lambda: 0.0625}}), got {krr!r}")
+        for k in krr:
+            if k not in KRR_KEYS:
+                fail(_join(where, k), f"unknown key. Allowed: {', '.join(KRR_KEYS)}.")
+        if "lambda" not in krr:
+            fail(where, "needs `lambda` (the ridge added to the diagonal), e.g. {lambda: 0.0625}")
+        lam = krr["lambda"]
+        if not _positive(lam):
+            fail(_join(where, "lambda"), f"expected a number > 0, got {lam!r}")
+        frac = krr.get("test_fraction", 0.2)
+        if not _positive(frac) or not frac < 1:
+            fail(_join(where, "test_fraction"), f"expected a number strictly between 0 and 1, got {frac!r}")
+        target = krr.get("target", "as_loaded")
+        if target not in ("as_loaded", "raw"):
+            fail(_join(where, "target"), f"expected `as_loaded` or `raw`, got {target!r}")
+        out["krr"] = {"lambda": float(lam), "test_fraction": float(frac), "target": target}
+    if options.get("block_ranks") is not None:
+        br = options["block_ranks"]
+        where = _join(key, "block_ranks")
+        if br is True:
+            br = {}
+        if not isinstance(br, dict) or set(br) - {"delta"}:
+            fail(where, f"expected a mapping {{delta: 1.0e-6}} or true, got {br!r}")
+        delta = br.get("delta", 1e-6)
+        if not _positive(delta):
+            fail(_join(where, "delta"), f"expected a number > 0, got {delta!r}")
+        out["block_ranks"] = {"delta": float(delta)}
+    return out
+
+
+def _positive(v) -> bool:
+    return isinstance(v, Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
+
+
+def _join(key: str, sub: str) -> str:
+    return f"{key}.{sub}" if key else sub
+
+
+def check_learner(cls) -> str | None:
+    from ...approx.base import KernelApproximation
+
+    if not (isinstance(cls, type) and issubclass(cls, KernelApproximation)):
+        return ("it is not a kernel approximation; `protocol: approximation` runs "
+                "nystrom, rnys, knys, enys, rks, fastfood or meka")
+    return None
+
+
+# --------------------------------------------------------------------------- main process
+def load(spec, seed: int, options: dict) -> Prepared:
+    """The dataset as configured (split, scale, max_samples); with ``krr: {target: raw}`` the
+    registry's min-max target scaling is undone here, once, from the scaling the data layer
+    recorded in the dataset's meta."""
+    from dataclasses import replace
+
+    from ..run import load_dataset
+
+    ds = load_dataset(spec)
+    krr = {**options, **dict(getattr(spec, "protocol_options", ()))}.get("krr")
+    if krr and krr.get("target") == "raw":
+        ds = replace(ds, y=raw_target(ds))
+    return Prepared(train=ds)
+
+
+def raw_target(ds) -> np.ndarray:
+    """y in the units of the source file (the registry min-max scales some regression targets)."""
+    fitted = ((ds.meta or {}).get("preprocessing_fitted") or {}).get("target") or {}
+    y = np.asarray(ds.y, dtype=np.float64)
+    if fitted.get("how") != "minmax":
+        return y
+    lo, hi = float(fitted["lo"][0]), float(fitted["hi"][0])
+    return y * (hi - lo) + lo
+
+
+# --------------------------------------------------------------------------- worker
+def run_cell(job, data) -> Outcome:
+    from ...approx.base import as_dense
+    from ...approx.metrics import block_ranks, krr_fit_predict, relative_error
+    from ..worker import _alarm, build
+
+    spec = job.spec
+    X = data.X
+    n = X.shape[0]
+    rows = spec.get("rows", OPTIONS["rows"])
+    if rows == "full" and n > FULL_LIMIT:
+        raise ValueError(f"rows: full on {spec['dataset']} means {n} x {n} kernel entries "
+                         f"(n > {FULL_LIMIT}); set `rows:` to a number of sampled rows, e.g. rows: 20000")
+    if rows == "auto":
+        rows = "full" if n <= AUTO_FULL else AUTO_FULL
+    krr = spec.get("krr")
+    fit_seed, rows_seed, _ = np.random.SeedSequence(list(job.seed_entropy)).spawn(3)
+    approx = build(job)
+    approx._validate_params()
+    _warm_up(job, X)
+    X = as_dense(X)
+    y = np.asarray(data.y, dtype=np.float64)
+    info: dict = {"n": int(n)}
+    with _alarm(job.timeout):
+        if krr is not None:
+            tr, te = _krr_split(spec, n, krr["test_fraction"])
+            X_fit = X[tr]
+        else:
+            X_fit = X
+        approx.fit(X_fit, seed=fit_seed)
+        info.update(memory=approx.memory_, rank=int(_rank(approx)), n_train=int(X_fit.shape[0]),
+                    timings={k: float(v) for k, v in approx.timings_.items()})
+        for attr in ("ranks_", "dropped_", "negative_eigenvalues_"):
+            if hasattr(approx, attr):
+                val = getattr(approx, attr)
+                info[attr.rstrip("_")] = val.tolist() if hasattr(val, "tolist") else val
+        metric, value = None, None
+        if rows != "none":
+            r = None if rows == "full" else int(rows)
+            rng = np.random.default_rng(rows_seed)
+            t0 = time.perf_counter()
+            err, idx = relative_error(approx, X_fit, float(approx.gamma), r, rng)
+            info.update(rel_error=err, rows=len(idx), rows_full=r is None or r >= X_fit.shape[0],
+                        rows_seed=[int(e) for e in np.atleast_1d(rows_seed.entropy)] + list(rows_seed.spawn_key),
+                        error_time_s=time.perf_counter() - t0)
+            metric, value = "rel_error", err
+        if krr is not None:
+            t0 = time.perf_counter()
+            pred = krr_fit_predict(approx, y[tr], X[te], krr["lambda"])
+            rmse = float(np.sqrt(np.mean((pred - y[te]) ** 2)))
+            info.update(test_rmse=rmse, n_test=int(len(te)), krr_time_s=time.perf_counter() - t0,
+                        **{"lambda": krr["lambda"], "target": krr["target"]})
+            metric, value = "test_rmse", rmse
+        if spec.get("block_ranks") is not None:
+            labels = getattr(approx, "labels_", None)
+            if labels is None:
+                raise ValueError(f"block_ranks needs a method with a partition (meka); "
+                                 f"{spec['learner']} has none")
+            info["block_ranks"] = block_ranks(X_fit, labels, float(approx.gamma),
+                                              spec["block_ranks"]["delta"])
+            if metric is None:
+                metric, value = "block_rank_diag_mean", float(np.mean(np.diag(info["block_ranks"])))
+    if metric is None:
+        metric, value = "build_time_s", float(approx.timings_["total"])
+    status = "ok" if value is not None and np.isfinite(value) else "diverged"
+    fields = {"metric": metric, "value": value if status == "ok" else None,
+              "time_s": float(approx.timings_["total"]), "support_size": None,
+              "n_samples": int(n), "mistakes": None, "mistake_rate": None, "squared_loss": None,
+              "approximation": info}
+    return Outcome(status=status, fields=fields)
+
+
+def _rank(approx) -> int:
+    L = getattr(approx, "L_", None)
+    return L.shape[0] if L is not None else approx.n_components_
+
+
+def _krr_split(spec, n: int, fraction: float):
+    """The same 80/20 split for every method of a repetition (seed, dataset, repetition)."""
+    from ..seeds import name_entropy
+
+    ss = np.random.SeedSequence([int(spec["seed"]), 3, name_entropy(spec["dataset"]),
+                                 int(spec["permutation"])])
+    perm = np.random.default_rng(ss).permutation(n)
+    n_test = int(round(fraction * n))
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+_WARMED: set = set()
+
+
+def _warm_up(job, X) -> None:
+    """Compile the numba code a method uses (FWHT, sin/cos, Nystrom kernel rows) on a few rows,
+    once per process, so compilation is not in the step timings."""
+    from ...approx.base import as_dense
+    from ..worker import build
+
+    name = job.spec["learner"]
+    if name in _WARMED:
+        return
+    _WARMED.add(name)
+    m = int(min(X.shape[0], 64))
+    Xs = as_dense(X[:m])
+    rank = int(job.spec["params"].get("rank", 8))
+    small = {} if name in ("rks", "fastfood") else {"rank": max(1, min(rank, m // 2))}
+    if "clusters" in job.spec["params"]:
+        small.update(clusters=2, rank=max(1, min(rank, m // 4)), total_rank=None)
+    try:
+        build(job, **small).fit(Xs, seed=0)
+    except Exception:  # noqa: BLE001 - warm-up only; the real fit reports its own errors
+        pass
