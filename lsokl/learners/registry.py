@@ -28,6 +28,9 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("binary", "bpegasos"): "lsokl.learners.bpegasos:BinaryBPegasos",
     ("binary", "bsgd-m"): "lsokl.learners.bpegasos:BinaryBSGDM",
     ("binary", "bsgd-r"): "lsokl.learners.bpegasos:BinaryBSGDR",
+    ("binary", "bka-svm"): "lsokl.learners.bkasvm:BKASVM",  # batch (MEKA Table 2)
+    ("binary", "libsvm-subsample"): "lsokl.learners.libsvm_subsample:LIBSVMSubsample",  # batch
+    ("binary", "fastfood-svm"): "lsokl.learners.fastfood_svm:FastfoodSVM",  # batch (MEKA Table 2)
     # Multi-class (spec section 2): one shared support set, one coefficient per (class, SV).
     ("multiclass", "perceptron"): "lsokl.learners.perceptron:MulticlassPerceptron",
     ("multiclass", "ogd"): "lsokl.learners.ogd:MulticlassOGD",
@@ -74,7 +77,8 @@ DISPLAY_NAMES = {
     "fogd": "FOGD", "nogd": "NOGD", "norma": "NORMA", "libsvm": "LIBSVM", "llsvm": "LLSVM",
     "pegasos": "PegasosM", "bpegasos": "BPegasosM", "bsgd-m": "BSGD-M", "bsgd-r": "BSGD-R",
     "nystrom": "Nys", "rnys": "RNys", "knys": "KNys", "enys": "ENys", "rks": "RKS",
-    "fastfood": "Fastfood", "meka": "MEKA",
+    "fastfood": "Fastfood", "meka": "MEKA", "bka-svm": "BKA-SVM", "fastfood-svm": "FastFood",
+    "libsvm-subsample": "LIBSVM (subsample)",
 }
 
 ALIASES = {"bpa-s": "bpas", "projectronpp": "projectron++", "kernel-perceptron": "perceptron",
