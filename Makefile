@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # The shared data folder doubles as an offline mirror when it exists beside the clone.
 export LSOKL_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.yaml),$(abspath ../shared/data),)
 
-.PHONY: install demo test smoke bench reproduce-table5 reproduce-table7 reproduce-table9 clean
+.PHONY: install demo test smoke bench reproduce-table5 reproduce-table7 reproduce-table9 reproduce-meka clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ reproduce-table5: $(STAMP)
 
 reproduce-table7: $(STAMP)
 	$(PY) scripts/reproduce.py table7
+
+reproduce-meka: $(STAMP)  ## MEKA Tables 7, 8, 5, 3 (pendigit stand-in), 2 (a9a stand-in) and the error-vs-memory plot
+	$(PY) scripts/reproduce_meka.py --jobs 1
 
 reproduce-table9: $(STAMP)
 	$(PY) scripts/reproduce.py table9

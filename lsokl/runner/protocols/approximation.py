@@ -146,7 +146,8 @@ def run_cell(job, data) -> Outcome:
     if rows == "auto":
         rows = "full" if n <= AUTO_FULL else AUTO_FULL
     krr = spec.get("krr")
-    fit_seed, rows_seed, _ = np.random.SeedSequence(list(job.seed_entropy)).spawn(3)
+    fit_seed = np.random.SeedSequence(list(job.seed_entropy)).spawn(3)[0]
+    rows_seed = _rows_seed(spec)
     approx = build(job)
     approx._validate_params()
     _warm_up(job, X)
@@ -173,7 +174,7 @@ def run_cell(job, data) -> Outcome:
             t0 = time.perf_counter()
             err, idx = relative_error(approx, X_fit, float(approx.gamma), r, rng)
             info.update(rel_error=err, rows=len(idx), rows_full=r is None or r >= X_fit.shape[0],
-                        rows_seed=[int(e) for e in np.atleast_1d(rows_seed.entropy)] + list(rows_seed.spawn_key),
+                        rows_seed=[int(e) for e in rows_seed.entropy],
                         error_time_s=time.perf_counter() - t0)
             metric, value = "rel_error", err
         if krr is not None:
@@ -205,6 +206,14 @@ def run_cell(job, data) -> Outcome:
 def _rank(approx) -> int:
     L = getattr(approx, "L_", None)
     return L.shape[0] if L is not None else approx.n_components_
+
+
+def _rows_seed(spec) -> np.random.SeedSequence:
+    """The sampled rows of the error: the same for every method of a repetition (paired)."""
+    from ..seeds import name_entropy
+
+    return np.random.SeedSequence([int(spec["seed"]), 4, name_entropy(spec["dataset"]),
+                                   int(spec["permutation"])])
 
 
 def _krr_split(spec, n: int, fraction: float):
