@@ -180,3 +180,15 @@ def test_protocols_refuse_what_they_cannot_run(tmp_path):
             datasets: [diabetes]
             algorithms: {meka: {rank: 4}}
         """)
+
+
+def test_algorithms_lists_the_approximations():
+    from typer.testing import CliRunner
+
+    from lsokl.cli import app
+
+    out = CliRunner().invoke(app, ["algorithms"], env={"COLUMNS": "200"})
+    assert out.exit_code == 0
+    for name in ("nystrom", "rnys", "knys", "enys", "rks", "fastfood", "meka", "bka-svm"):
+        assert name in out.output
+    assert "approximation" in out.output

@@ -63,6 +63,20 @@ class KernelApproximation(BaseEstimator):
             raise ValueError(f"{type(self).__name__}: {key}={rank} is larger than the number of "
                              f"{what} ({n}); choose {key} <= {n}")
 
+    def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+        """The big arrays of a fit (bytes, read from the parameters only; lsokl.runner.resources):
+        the n x K factor W, a K x K link matrix and the landmark Gram blocks."""
+        K = self._columns()
+        n = float(n_samples)
+        m = 2.0 * float(self.rank)
+        return {f"factor W (n x K = {n_samples:,} x {K:,})": 8.0 * n * K,
+                f"K x K matrices (K = {K:,})": 3 * 8.0 * K * K,
+                f"landmark kernel blocks (n x 2k, 2k x 2k)": 8.0 * (n * m + m * m)}
+
+    def _columns(self) -> int:
+        """An upper-ish bound of K, the number of columns of W (sin and cos: 2 per frequency)."""
+        return 2 * int(self.rank)
+
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, seed=None):
         """Build the approximation of the Gaussian kernel matrix of ``X``.

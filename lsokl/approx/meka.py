@@ -211,6 +211,9 @@ class MEKA(KernelApproximation):
         G_hat = gaussian_block(X[gs], X[gt], gamma, A_sqn=sqn[gs], B_sqn=sqn[gt])
         return pinv_psd(A.T @ A) @ (A.T @ G_hat @ B) @ pinv_psd(B.T @ B)
 
+    def _columns(self) -> int:
+        return int(self.total_rank) if self.total_rank is not None else int(self.clusters) * int(self.rank)
+
     # ------------------------------------------------------------------ the W factor
     @property
     def memory_(self) -> int:

@@ -9,7 +9,8 @@ from . import app
 
 @app.command("algorithms")
 def algorithms() -> None:
-    """List the registered learners per task with their parameters and defaults."""
+    """List the registered learners per task, and the kernel approximations (MEKA paper; run by
+    `protocol: approximation`, any task), with their parameters and defaults."""
     from ..learners import registry
 
     table = Table(title="registered learners")
@@ -22,4 +23,11 @@ def algorithms() -> None:
         except (ImportError, AttributeError) as exc:  # a module not written yet
             params = f"[red]unavailable: {exc}[/red]"
         table.add_row(task, name, params)
+    for name in sorted(registry.APPROXIMATIONS):
+        try:
+            cls = registry.get(name, "approximation")
+            params = ", ".join(f"{k}={v!r}" for k, v in cls().get_params().items())
+        except (ImportError, AttributeError) as exc:
+            params = f"unavailable: {exc}"
+        table.add_row("approximation", name, params)
     Console().print(table)

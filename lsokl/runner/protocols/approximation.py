@@ -104,6 +104,17 @@ def check_learner(cls) -> str | None:
     return None
 
 
+def memory_estimate(spec, n_samples: int, n_features: int, n_outputs: int) -> dict:
+    """What the protocol holds beside the approximation: the exact and approximate row chunks of
+    the error (lsokl.approx.metrics.MAX_FLOATS floats each) and a dense copy of X."""
+    from ...approx.metrics import MAX_FLOATS
+
+    parts = {f"a dense float64 copy of X ({n_samples:,} x {n_features:,})": 8.0 * n_samples * n_features}
+    if spec.get("rows", OPTIONS["rows"]) not in ("none", None):
+        parts["error row chunks (exact and approximate, 2 x 2^24 floats)"] = 2 * 8.0 * MAX_FLOATS
+    return parts
+
+
 # --------------------------------------------------------------------------- main process
 def load(spec, seed: int, options: dict) -> Prepared:
     """The dataset as configured (split, scale, max_samples); with ``krr: {target: raw}`` the
