@@ -33,8 +33,9 @@ def nearest_centre(X: np.ndarray, centres: np.ndarray, X_sqn: np.ndarray | None 
 
 def label_means(X: np.ndarray, labels: np.ndarray, c: int) -> np.ndarray:
     counts = np.bincount(labels, minlength=c).astype(np.float64)
-    sums = np.zeros((c, X.shape[1]))
-    np.add.at(sums, labels, X)
+    sums = np.empty((c, X.shape[1]))
+    for j in range(X.shape[1]):  # one bincount per feature: far faster than np.add.at
+        sums[:, j] = np.bincount(labels, weights=X[:, j], minlength=c)
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / counts[:, None]
 
