@@ -27,4 +27,8 @@ from . import learners as _learners  # noqa: E402,F401  (registers `algorithms`)
 
 
 def main() -> None:
+    import warnings
+
+    # library warnings (an unverified file, ...) as one readable line, not file:line plus source
+    warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
     app()
