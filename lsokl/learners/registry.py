@@ -31,6 +31,14 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("binary", "bka-svm"): "lsokl.learners.bkasvm:BKASVM",  # batch (MEKA Table 2)
     ("binary", "libsvm-subsample"): "lsokl.learners.libsvm_subsample:LIBSVMSubsample",  # batch
     ("binary", "fastfood-svm"): "lsokl.learners.fastfood_svm:FastfoodSVM",  # batch (MEKA Table 2)
+    # DSG (Dai et al. 2014) and its Fig. 1 baselines: mini-batch learners, holdout protocol.
+    ("binary", "dsg"): "lsokl.learners.dsg:DSG",
+    ("binary", "norma"): "lsokl.learners.kernel_sgd:KernelNORMA",
+    ("binary", "ksdca"): "lsokl.learners.kernel_sgd:KernelSDCA",
+    ("binary", "rpegasos"): "lsokl.learners.feature_linear:RandomFeaturePegasos",
+    ("binary", "rsdca"): "lsokl.learners.feature_linear:RandomFeatureSDCA",
+    ("binary", "npegasos"): "lsokl.learners.feature_linear:NystromPegasos",
+    ("binary", "nsdca"): "lsokl.learners.feature_linear:NystromSDCA",
     # Multi-class (spec section 2): one shared support set, one coefficient per (class, SV).
     ("multiclass", "perceptron"): "lsokl.learners.perceptron:MulticlassPerceptron",
     ("multiclass", "ogd"): "lsokl.learners.ogd:MulticlassOGD",
@@ -46,6 +54,7 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("multiclass", "bpegasos"): "lsokl.learners.bpegasos:BPegasos",
     ("multiclass", "bsgd-m"): "lsokl.learners.bpegasos:BSGDM",
     ("multiclass", "bsgd-r"): "lsokl.learners.bpegasos:BSGDR",
+    ("multiclass", "dsg"): "lsokl.learners.dsg:MulticlassDSG",
     # Regression (spec section 3): update when |y - f| > epsilon, report the squared loss.
     ("regression", "perceptron"): "lsokl.learners.perceptron:RegressionPerceptron",
     ("regression", "ogd"): "lsokl.learners.ogd:RegressionOGD",
@@ -56,6 +65,7 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("regression", "bogd"): "lsokl.learners.bogd:RegressionBOGD",
     ("regression", "fogd"): "lsokl.learners.fogd:RegressionFOGD",
     ("regression", "nogd"): "lsokl.learners.nogd:RegressionNOGD",
+    ("regression", "dsg"): "lsokl.learners.dsg:RegressionDSG",
 }
 
 # Kernel approximations (lsokl.approx, MEKA paper): not learners but fitted approximations of the
@@ -79,6 +89,8 @@ DISPLAY_NAMES = {
     "nystrom": "Nys", "rnys": "RNys", "knys": "KNys", "enys": "ENys", "rks": "RKS",
     "fastfood": "Fastfood", "meka": "MEKA", "bka-svm": "BKA-SVM", "fastfood-svm": "FastFood",
     "libsvm-subsample": "LIBSVM (subsample)",
+    "dsg": "DSG", "ksdca": "k-SDCA",
+    "rpegasos": "r-Pegasos", "rsdca": "r-SDCA", "npegasos": "n-Pegasos", "nsdca": "n-SDCA",
 }
 
 ALIASES = {"bpa-s": "bpas", "projectronpp": "projectron++", "kernel-perceptron": "perceptron",

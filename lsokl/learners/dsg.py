@@ -1,0 +1,312 @@
+"""DSG, doubly stochastic functional gradients (Dai et al., NIPS 2014), spec ``DSG.md`` sections 1-2, 7.
+
+Each step t takes the next mini-batch of ``batch_size`` = b rows, scores it with the current model
+f_t = sum_{j<t} Phi_j(x) alpha_j, and appends one block of ``block_features`` = r coefficients::
+
+    G       = l'(F, y)                                  (b,) or softmax(F) - Y (b, K)
+    alpha_t = -gamma_t Phi_t(B)^T G / b                 plain (default)
+    alpha_t = -gamma_t (C + eps I)^-1 Phi_t(B)^T G / b,  C = Phi_t^T Phi_t / b   (``precond``)
+    alpha_j <- (1 - gamma_t nu) alpha_j  for j < t      (after the prediction: step 2 uses the
+                                                         coefficients before this decay)
+
+Phi_j is block j of random Fourier features, **regenerated** from (seed, j): the frequencies W_j
+(d x r, N(0, sigma^-2)) and phases c_j (U[0, 2 pi)) come from
+``Generator(PCG64(SeedSequence(entropy, spawn_key=(..., j))))``, drawn W then c in float64, so a
+block never depends on call order, caching or worker count, and the model state is the t blocks
+of coefficients only, O(t r) numbers (``cache_features=True`` keeps W_j, c_j instead of redrawing
+them: identical predictions, t r (d + 1) more numbers). Three feature forms (spec section 1):
+
+* ``paper`` (P, default): sqrt(2/r) cos(W^T x + c), r features, an unbiased kernel estimate;
+* ``matlab`` (M): [cos(W^T x); sin(W^T x)] / sqrt(r), 2r features from r frequencies, no phase;
+* ``gpu`` (G): cos(W^T x + c), unscaled (estimates k/2; meant for ``precond``).
+
+Losses: ``hinge`` (K-SVM, l' = -y if y f < 1, strict) and ``logistic`` for binary; softmax
+``logistic`` for multiclass; ``squared`` (K-ridge) for regression. Step sizes (spec section 2):
+``inv_t`` theta/(t + t0), ``inv_sqrt`` theta/sqrt(t + t0), ``const`` theta, ``matlab``
+theta/(1 + eta1 t).
+
+**Precision.** With ``dtype="float32"`` (default, as the authors' GPU floats and MATLAB ``single``)
+the rows, the frequencies, W^T x, the cosines/sines and a block's scores Phi_j(X) alpha_j are
+float32 GEMMs and SIMD cosines; the coefficients, the gradients, the preconditioner solve and the
+sums over blocks (the running and final scores) are float64. ``dtype="float64"`` does everything
+in float64.
+
+Speed: ``fit`` / ``fit_curve`` use the running-score driver of :mod:`minibatch`: every block is
+generated once and applied to all the rows that still need it in one GEMM + one cosine call, which
+is the n^2 r d / (2b) cost of the spec in large BLAS calls. ``partial_fit`` and ``predict``
+regenerate the blocks one by one (or read the cache).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from scipy.special import expit
+
+from .minibatch import BATCH, BlockModel, Schedule
+from .params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
+
+FORMS = ("paper", "matlab", "gpu")
+TWO_PI = 2.0 * math.pi
+
+
+def block_seed_sequence(base: np.random.SeedSequence, j: int) -> np.random.SeedSequence:
+    """The seed of block j: the base entropy with j appended to its spawn key."""
+    return np.random.SeedSequence(entropy=base.entropy, spawn_key=tuple(base.spawn_key) + (int(j),))
+
+
+def draw_block(base: np.random.SeedSequence, j: int, n_features: int, r: int, sigma: float):
+    """Frequencies W (d x r) ~ N(0, sigma^-2 I) and phases c (r,) ~ U[0, 2 pi) of block j, float64.
+    k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)) = E[2 cos(w.x + c) cos(w.x' + c)]."""
+    rng = np.random.Generator(np.random.PCG64(block_seed_sequence(base, j)))
+    W = rng.standard_normal((n_features, r)) / sigma
+    c = rng.uniform(0.0, TWO_PI, r)
+    return W, c
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz"})
+def _csr_project(indptr, indices, values, start, stop, W, c, out):
+    """out[i - start] = c + X[i] @ W for CSR rows start <= i < stop: a gather-add of W's rows
+    (a CSR x dense product; fastmath only reorders the sums)."""
+    r = W.shape[1]
+    for i in range(start, stop):
+        o = out[i - start]
+        for k in range(r):
+            o[k] = c[k]
+        for p in range(indptr[i], indptr[i + 1]):
+            v = values[p]
+            w = W[indices[p]]
+            for k in range(r):
+                o[k] += v * w[k]
+
+
+def project(X, W: np.ndarray, c: np.ndarray, start: int = 0) -> np.ndarray:
+    """X[start:] @ W + c in X's dtype, for a dense array or a CSR matrix."""
+    if sp.issparse(X):
+        n = X.shape[0]
+        out = np.empty((n - start, W.shape[1]), dtype=X.dtype)
+        _csr_project(X.indptr, X.indices, X.data, start, n, W, c, out)
+        return out
+    P = X[start:] @ W
+    P += c
+    return P
+
+
+def block_features(X, W: np.ndarray, c: np.ndarray, form: str, start: int = 0) -> np.ndarray:
+    """Phi(X[start:]) of one block in X's dtype: (n, r) for forms paper/gpu, (n, 2r) for matlab.
+    W and c must have X's dtype."""
+    r = W.shape[1]
+    if form == "matlab":
+        P = project(X, W, np.zeros(r, X.dtype), start)
+        out = np.empty((P.shape[0], 2 * r), dtype=X.dtype)
+        np.cos(P, out=out[:, :r])
+        np.sin(P, out=out[:, r:])
+        out *= X.dtype.type(1.0 / math.sqrt(r))
+        return out
+    P = project(X, W, c, start)
+    np.cos(P, out=P)
+    if form == "paper":
+        P *= X.dtype.type(math.sqrt(2.0 / r))
+    return P
+
+
+class DSG(BlockModel):
+    """Doubly stochastic gradient kernel machine, binary task (K-SVM or K-logistic).
+
+    Parameters
+    ----------
+    loss : ``"hinge"`` (K-SVM, default) or ``"logistic"``.
+    sigma : Gaussian width, k = exp(-||x - x'||^2 / (2 sigma^2)) (the code's s = 1/(2 sigma^2)).
+    nu : regularisation nu of (nu/2)||f||^2; old blocks decay by (1 - gamma_t nu) each step.
+    batch_size : b, data points per step.
+    block_features : r, random frequencies per step (form ``matlab``: 2r features).
+    schedule, theta, t0, eta1 : the step size gamma_t (see the module docstring).
+    form : ``"paper"`` (default), ``"matlab"`` or ``"gpu"``.
+    precond : the preconditioned block step both reference codes run; needs b >= 2 x block width.
+    precond_eps : ridge eps of (C + eps I); None = nu + 1e-7 (MATLAB).
+    cache_features : keep each block's W and c instead of regenerating them (same predictions).
+    dtype : ``"float32"`` (default; see the module docstring for what is float32) or ``"float64"``.
+    random_state : base seed of the blocks (None: drawn once at fit time and kept in ``seed_``).
+    """
+
+    name = "dsg"
+    task = "binary"
+    randomized = True
+    _losses = ("hinge", "logistic")
+    _params = {"sigma": POSITIVE, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
+               "schedule": Schedule(), "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE,
+               "form": OneOf(FORMS), "precond": OneOf((False, True)),
+               "precond_eps": Num(0, math.inf, "left", allow_none=True),
+               "cache_features": OneOf((False, True)), "dtype": OneOf(("float32", "float64")),
+               "random_state": Seed()}
+
+    def __init__(self, *, loss: str = "hinge", sigma: float = 1.0, nu: float = 1e-5,
+                 batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
+                 theta: float = 30.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
+                 precond: bool = False, precond_eps: float | None = None,
+                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+        self.loss = loss
+        self.sigma = sigma
+        self.nu = nu
+        self.batch_size = batch_size
+        self.block_features = block_features
+        self.schedule = schedule
+        self.theta = theta
+        self.t0 = t0
+        self.eta1 = eta1
+        self.form = form
+        self.precond = precond
+        self.precond_eps = precond_eps
+        self.cache_features = cache_features
+        self.dtype = dtype
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ checks
+    @property
+    def block_width(self) -> int:
+        """Features per block: r, or 2r for the MATLAB form."""
+        return 2 * int(self.block_features) if self.form == "matlab" else int(self.block_features)
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        if self.precond and int(self.batch_size) < 2 * self.block_width:
+            raise ValueError(f"precond: true needs batch_size >= 2 x the block width "
+                             f"({2 * self.block_width} for block_features={self.block_features}, "
+                             f"form={self.form!r}) so the block covariance is well estimated; got "
+                             f"batch_size={self.batch_size}")
+
+    # ------------------------------------------------------------------ state
+    def _start(self, n_features, n_outputs, n_total):
+        rs = self.random_state
+        if isinstance(rs, np.random.SeedSequence):
+            self.seed_ = rs
+        else:
+            self.seed_ = np.random.SeedSequence(rs)
+        capacity = 16 if n_total is None else -(-int(n_total) // int(self.batch_size))
+        self.coef_ = np.zeros((max(capacity, 1), self.block_width, n_outputs))
+        self.n_blocks_ = 0
+        self.cache_ = {} if self.cache_features else None
+        self._last = None
+
+    def _block(self, j: int):
+        """(W, c) of block j (1-based), from the cache or regenerated."""
+        if self.cache_ is not None and j in self.cache_:
+            return self.cache_[j]
+        W, c = draw_block(self.seed_, j, self.n_features_in_, int(self.block_features),
+                          float(self.sigma))
+        dt = self._dtype()
+        W, c = np.ascontiguousarray(W, dtype=dt), c.astype(dt)
+        if self.cache_ is not None:
+            self.cache_[j] = (W, c)
+        return W, c
+
+    def features(self, X, j: int) -> np.ndarray:
+        """Phi_j(X), block j's features of the rows of X (1-based j, any j >= 1)."""
+        from .minibatch import dense_rows
+
+        X = dense_rows(X, self._dtype())
+        W, c = self._block(j)
+        return block_features(X, W, c, self.form)
+
+    # ------------------------------------------------------------------ one step
+    def _gradient(self, F: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """dl/df at the batch's scores, (b, K)."""
+        if self.task == "regression":
+            return F - Y[:, None]
+        if self.task == "multiclass":
+            Z = F - F.max(axis=1, keepdims=True)  # stable softmax
+            np.exp(Z, out=Z)
+            Z /= Z.sum(axis=1, keepdims=True)
+            return Z - Y
+        y, f = Y, F[:, 0]
+        if self.loss == "hinge":
+            return (np.where(y * f < 1.0, -y, 0.0))[:, None]
+        return (-y * expit(-y * f))[:, None]
+
+    def step_size(self, t: int) -> float:
+        from .minibatch import step_size
+
+        return step_size(self.schedule, t, float(self.theta), float(self.t0), float(self.eta1))
+
+    def _step(self, t, Xb, Yb, Fb):
+        G = self._gradient(np.asarray(Fb, dtype=np.float64), Yb)
+        gamma = self.step_size(t)
+        W, c = self._block(t)
+        Phi = block_features(Xb, W, c, self.form).astype(np.float64)
+        b = Xb.shape[0]
+        grad = Phi.T @ G / b  # (width, K)
+        if self.precond:
+            eps = float(self.nu) + 1e-7 if self.precond_eps is None else float(self.precond_eps)
+            C = Phi.T @ Phi / b
+            C[np.diag_indices_from(C)] += eps
+            alpha = -gamma * np.linalg.solve(C, grad)
+        else:
+            alpha = -gamma * grad
+        decay = 1.0 - gamma * float(self.nu)
+        m = self.n_blocks_
+        if decay != 1.0:
+            self.coef_[:m] *= decay
+        if m == self.coef_.shape[0]:
+            self.coef_ = np.concatenate([self.coef_, np.zeros_like(self.coef_)])
+        self.coef_[m] = alpha
+        self.n_blocks_ = m + 1
+        self._last = (W, c, alpha)
+        return decay
+
+    def _last_block_scores(self, X, start=0) -> np.ndarray:
+        W, c, alpha = self._last
+        Phi = block_features(X, W, c, self.form, start)
+        return Phi @ alpha.astype(Phi.dtype) if Phi.dtype == np.float64 else \
+            (Phi @ alpha.astype(np.float32)).astype(np.float64)
+
+    # ------------------------------------------------------------------ prediction
+    def _scores(self, X) -> np.ndarray:
+        """f(X) = sum_j Phi_j(X) alpha_j, block by block (each regenerated or read from the cache)."""
+        S = np.zeros((X.shape[0], self.coef_.shape[2]))
+        for j in range(1, self.n_blocks_ + 1):
+            W, c = self._block(j)
+            Phi = block_features(X, W, c, self.form)
+            S += Phi @ self.coef_[j - 1].astype(Phi.dtype)
+        return S
+
+    @property
+    def state_size_(self) -> int:
+        """Numbers the model keeps besides the cache: the t blocks of coefficients."""
+        return int(self.n_blocks_ * self.coef_.shape[1] * self.coef_.shape[2])
+
+
+class MulticlassDSG(DSG):
+    """DSG for K classes: softmax K-logistic (spec section 1), blocks of shape (width, K); one set
+    of frequencies per block serves all K outputs."""
+
+    task = "multiclass"
+    _losses = ("logistic",)
+
+    def __init__(self, *, loss: str = "logistic", sigma: float = 1.0, nu: float = 0.0,
+                 batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
+                 theta: float = 20.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
+                 precond: bool = False, precond_eps: float | None = None,
+                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+        super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
+                         block_features=block_features, schedule=schedule, theta=theta, t0=t0,
+                         eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
+                         cache_features=cache_features, dtype=dtype, random_state=random_state)
+
+
+class RegressionDSG(DSG):
+    """DSG K-ridge: squared loss l = (f - y)^2 / 2, l' = f - y (the paper reports MAE)."""
+
+    task = "regression"
+    _losses = ("squared",)
+
+    def __init__(self, *, loss: str = "squared", sigma: float = 1.0, nu: float = 1e-5,
+                 batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
+                 theta: float = 1.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
+                 precond: bool = False, precond_eps: float | None = None,
+                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+        super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
+                         block_features=block_features, schedule=schedule, theta=theta, t0=t0,
+                         eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
+                         cache_features=cache_features, dtype=dtype, random_state=random_state)
