@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..errors import UnknownNameError
+from ..errors import UnknownNameError, unknown_name_message
 from .params import Num, OneOf
 
 SCHEDULES = ("inv_t", "inv_sqrt", "const", "matlab")
@@ -38,12 +38,13 @@ BATCH = Num(1, math.inf, "left", integer=True)
 
 
 class Schedule:
-    """A parameter check that names the closest schedule on a typo (``UnknownNameError``)."""
+    """A parameter check that names the closest schedule on a typo (a ValueError, as every
+    invalid parameter of a scikit-learn estimator)."""
 
     def check(self, owner: str, name: str, value) -> None:
         if value not in SCHEDULES:
-            raise UnknownNameError(f"step-size schedule (the {name!r} parameter of {owner})",
-                                   str(value), SCHEDULES)
+            raise ValueError(unknown_name_message(
+                f"step-size schedule (the {name!r} parameter of {owner})", str(value), SCHEDULES))
 
 
 def step_size(schedule: str, t: int, theta: float, t0: float, eta1: float) -> float:
@@ -123,6 +124,7 @@ class MinibatchLearner(BaseEstimator):
 
     name: ClassVar[str] = ""
     task: ClassVar[str] = "binary"
+    online: ClassVar[bool] = False  # no strict online ``run``: the holdout protocol only
     randomized: ClassVar[bool] = False
     _params: ClassVar[dict] = {}
     _losses: ClassVar[tuple] = ()  # losses this task allows, first = default
@@ -206,6 +208,7 @@ class MinibatchLearner(BaseEstimator):
             self.t_ += 1
             self._step(self.t_, Xb, Y[a:a + b], self._scores(Xb))
         self.samples_seen_ += X.shape[0]
+        self._last = None
         return self
 
     def _begin(self, n_features: int, n_total: int | None) -> None:
@@ -334,6 +337,7 @@ class BlockModel(MinibatchLearner):
                     ck += 1
                 test_time += time.perf_counter() - t1
         self.train_time_ = elapsed
+        self._last = None  # the last block's scratch (W_t, alpha_t) is not model state
         if S_test is None:
             return None
         return self._curve(seen, errs, maes, times, elapsed, test_time)

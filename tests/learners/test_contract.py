@@ -15,7 +15,8 @@ import scipy.sparse as sp
 from lsokl.learners import registry
 from lsokl.learners.params import Num, OneOf
 
-# Batch learners (online = False: libsvm, llsvm) have no online pass; tests/learners/test_libsvm.py
+# Batch learners (online = False: libsvm, llsvm, and the mini-batch DSG family,
+# checked in test_minibatch_contract.py) have no online pass; tests/learners/test_libsvm.py
 # and test_llsvm.py check them.
 ALL = sorted(k for k in registry.LEARNERS if getattr(registry.get(k[1], k[0]), "online", True))
 
