@@ -238,8 +238,8 @@ def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
     the test scoring (``holdout.curve_test_time_s``)."""
     from ..worker import _alarm, build
 
-    if getattr(learner, "random_state", "absent") is None:  # the cell's seed, whatever the worker
-        learner = build(job, random_state=np.random.SeedSequence(list(job.seed_entropy)))
+    if "random_state" in learner.get_params() and learner.random_state is None:
+        learner.set_params(random_state=np.random.SeedSequence(list(job.seed_entropy)))  # the cell's seed
     n = data.X.shape[0]
     order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
     warm = min(n, 2 * int(getattr(learner, "batch_size", 64)))  # compile before timing
