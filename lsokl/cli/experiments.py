@@ -206,16 +206,19 @@ def figure(
     prefix: str = typer.Option("", "--prefix", help="file name prefix, e.g. fig4-"),
     title: Optional[str] = typer.Option(None, "--title", help="what the sweep shows, for titles and captions"),
     dpi: int = typer.Option(120, "--dpi", min=20, help="PNG resolution"),
+    test_curve: bool = typer.Option(
+        False, "--test-curve", help="test error vs training samples seen (log x), mean and ±1 std band over "
+        "repetitions, from holdout records with a curve (DSG Fig. 1)"),
 ) -> None:
-    """The paper's figures: parameter sweeps (Fig. 3: rho_f / rho_n, Fig. 4: budget) and convergence
-    curves (Figs. 1-2, 5-6), as PNG and SVG with a caption line."""
+    """The paper's figures: parameter sweeps (Fig. 3: rho_f / rho_n, Fig. 4: budget), convergence
+    curves (Figs. 1-2, 5-6) and holdout test-error curves (DSG Fig. 1), as PNG and SVG with a caption line."""
     from ..report.figures import make_figures
 
-    if not sweep and not convergence:
-        _fail(LsoklError("nothing to draw: give --sweep PARAM and/or --convergence"))
+    if not sweep and not convergence and not test_curve:
+        _fail(LsoklError("nothing to draw: give --sweep PARAM, --convergence and/or --test-curve"))
     try:
         files = make_figures(results, out, sweep=sweep, convergence=convergence, prefix=prefix, title=title,
-                             dpi=dpi)
+                             dpi=dpi, test_curve=test_curve)
     except LsoklError as exc:
         _fail(exc)
     if not files:

@@ -77,9 +77,9 @@ class _LinearOnFeatures(MinibatchLearner):
         self._update(t, self.transform(Xb), Yb)
         return 1.0
 
-    def _train(self, X, Y, X_test, y_test, ckpts):
+    def _train(self, X, order, Y, X_test, y_test, ckpts):
         self._ensure_map(X)
-        n, b = X.shape[0], int(self.batch_size)
+        n, b = len(order), int(self.batch_size)
         Z_test = None if X_test is None else self.transform(X_test)
         seen, errs, maes, times = [], [], [], []
         elapsed = test_time = 0.0
@@ -88,7 +88,7 @@ class _LinearOnFeatures(MinibatchLearner):
             t0 = time.perf_counter()
             stop = min(a + b, n)
             self.t_ += 1
-            Z = self.transform(X[a:stop])
+            Z = self.transform(X[order[a:stop]])
             self._update(self.t_, Z, Y[a:stop])
             self.samples_seen_ = stop
             t1 = time.perf_counter()

@@ -182,7 +182,7 @@ class MinibatchLearner(BaseEstimator):
         self._validate_params()
         Y = self._encode(y, first=True)
         self._begin(X.shape[1], X.shape[0])
-        self._train(X, Y, None, None, np.empty(0, np.int64))
+        self._train(X, np.arange(X.shape[0]), Y, None, None, np.empty(0, np.int64))
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -276,9 +276,10 @@ class MinibatchLearner(BaseEstimator):
                                  f"training split does not have ({self.classes_.tolist()})")
         ckpts = (log_checkpoints(len(order), int(self.batch_size)) if checkpoints is None
                  else np.asarray(checkpoints, dtype=np.int64))
-        Xp = X[order] if not (len(order) == n and np.array_equal(order, np.arange(n))) else X
+        if order.size and (order.min() < 0 or order.max() >= n):
+            raise ValueError("order must hold row indices of X")
         self._begin(X.shape[1], len(order))
-        return self._train(Xp, Y, X_test, y_test, ckpts)
+        return self._train(X, order, Y, X_test, y_test, ckpts)
 
     def _test_metrics(self, S: np.ndarray, y_test: np.ndarray) -> tuple[float, float]:
         """(error or RMSE, MAE or nan) of test scores S."""
@@ -305,25 +306,42 @@ class BlockModel(MinibatchLearner):
     applied to the older blocks; ``_last_block_scores(X)`` is the new block's contribution to the
     scores of X, (n, K)."""
 
-    def _train(self, X, Y, X_test, y_test, ckpts) -> Curve | None:
-        """One pass with running scores over the rows of X in order (see the module docstring)."""
-        n, b = X.shape[0], int(self.batch_size)
+    def _train(self, X, order, Y, X_test, y_test, ckpts) -> Curve | None:
+        """One pass over the stream ``X[order]`` (``Y`` aligned with the stream) with running
+        scores (see the module docstring).
+
+        The running scores are kept per distinct row, for the rows the stream still visits: rows
+        are sorted by their last position in the stream, so after the step ending at position
+        ``stop`` the rows to update are a suffix of that order (one slice, one GEMM). A single
+        pass (``order`` a permutation) updates the rows not seen yet; a multi-pass stream (the
+        MATLAB script cycles the data) updates every row until its last visit."""
+        n_stream, b = len(order), int(self.batch_size)
         K = self._n_outputs
-        S = np.zeros((n, K))  # running scores of the training rows (only the unseen ones matter)
+        last = np.full(X.shape[0], -1, dtype=np.int64)
+        last[order] = np.arange(n_stream)  # numpy assigns in order: the last write wins
+        rows = np.flatnonzero(last >= 0)
+        rows = rows[np.argsort(last[rows], kind="stable")]
+        Xr = X[rows] if not np.array_equal(rows, np.arange(X.shape[0])) else X
+        last_sorted = last[rows]
+        where = np.empty(X.shape[0], dtype=np.int64)
+        where[rows] = np.arange(len(rows))
+        S = np.zeros((len(rows), K))  # running scores, in the order of ``Xr``
         S_test = None if X_test is None else np.zeros((X_test.shape[0], K))
         seen, errs, maes, times = [], [], [], []
         elapsed = test_time = 0.0
         ck = 0
-        for a in range(0, n, b):
+        for a in range(0, n_stream, b):
             t0 = time.perf_counter()
-            stop = min(a + b, n)
+            stop = min(a + b, n_stream)
+            idx = order[a:stop]
             self.t_ += 1
-            decay = self._step(self.t_, X[a:stop], Y[a:stop], S[a:stop])
-            if stop < n:
-                rest = S[stop:]
+            decay = self._step(self.t_, X[idx], Y[a:stop], S[where[idx]])
+            k0 = int(np.searchsorted(last_sorted, stop))  # rows visited again at >= stop
+            if k0 < len(rows):
+                rest = S[k0:]
                 if decay != 1.0:
                     rest *= decay
-                rest += self._last_block_scores(X, stop)
+                rest += self._last_block_scores(Xr, k0)
             self.samples_seen_ = stop
             t1 = time.perf_counter()
             elapsed += t1 - t0

@@ -172,12 +172,21 @@ def load_frame(results: str | Path) -> pd.DataFrame:
 
 def make_figures(results: str | Path, out: str | Path | None = None, *, sweep: list[str] = (),
                  convergence: bool = False, prefix: str = "", title: str | None = None,
-                 dpi: int = 120) -> list[Path]:
-    """The figures of one results folder: a sweep figure per ``sweep`` parameter and/or the
-    convergence figures. Default ``out``: ``<results>/figures``."""
-    frame = load_frame(results)
+                 dpi: int = 120, test_curve: bool = False) -> list[Path]:
+    """The figures of one results folder: a sweep figure per ``sweep`` parameter, the
+    convergence figures and/or the test-error curves of holdout records (DSG Fig. 1,
+    :mod:`lsokl.report.test_curves`). Default ``out``: ``<results>/figures``."""
     out = Path(out) if out else Path(results) / "figures"
     files: list[Path] = []
+    if test_curve:
+        from ..results import ResultStore
+        from .test_curves import test_curve_figures
+
+        files += test_curve_figures(ResultStore(results).records(), out, prefix=prefix, title=title,
+                                    dpi=dpi)
+        if not sweep and not convergence:
+            return files
+    frame = load_frame(results)
     for param in sweep:
         files += sweep_figures(frame, param, out, prefix=prefix, title=title, dpi=dpi)
     if convergence:

@@ -353,3 +353,24 @@ def test_test_split_with_unseen_classes():
     yt = np.array([0, 1, 2, 3, 0, 1, 2, 0, 1, 2])
     with pytest.raises(ValueError, match=r"y_test.*classes \[3\]"):
         MulticlassDSG(batch_size=8, block_features=4).fit_curve(X, y, Xt, yt)
+
+
+@pytest.mark.parametrize("name,task,params", [
+    ("dsg", "multiclass", dict(batch_size=32, block_features=8, precond=True, form="matlab",
+                               schedule="matlab", theta=1.0, nu=0.0, random_state=2)),
+    ("norma", "binary", dict(nu=1e-2, schedule="inv_t", theta=5.0)),
+])
+def test_running_scores_on_a_multi_pass_stream(name, task, params):
+    """The MATLAB script cycles the data: a stream that revisits rows keeps their running scores
+    until their last visit, and equals the step-by-step path on X[order]."""
+    X, y = toy(n=100, task=task)
+    Xt, yt = toy(n=30, seed=9, task=task)
+    rng = np.random.default_rng(0)
+    order = np.concatenate([np.arange(100), rng.permutation(100), np.arange(100)])[:260]
+    p = dict(sigma=1.5, **params)
+    if name == "dsg":
+        p["dtype"] = "float64"
+    fast = registry.create(name, task, **p)
+    fast.fit_curve(X, y, Xt, yt, order=order)
+    slow = registry.create(name, task, **p).partial_fit(X[order], y[order])
+    np.testing.assert_allclose(fast.decision_function(Xt), slow.decision_function(Xt), atol=1e-9)
