@@ -39,6 +39,10 @@ reproduce-meka: $(STAMP)  ## MEKA Tables 7, 8, 5, 3 (pendigit stand-in), 2 (a9a 
 reproduce-table9: $(STAMP)
 	$(PY) scripts/reproduce.py table9
 
+.PHONY: reproduce-dsg
+reproduce-dsg: $(STAMP)  ## DSG Fig. 1 analogues E1 (Adult), E5 (cpusmall + synthetic), E4 (MNIST-10k), E2 (8 vs 6): results/dsg/
+	$(PY) scripts/reproduce_dsg.py e1 e5 e4 e2 --results results/dsg
+
 clean:
 	rm -rf $(VENV) .pytest_cache
 

@@ -49,3 +49,27 @@ def test_curve_records_log_spaced_checkpoints_matching_the_final_model(tmp_path)
     run_experiment(exp, tmp_path / "again", jobs=1)
     again = {r["key"]: r["holdout"]["curve"]["test_error"] for r in ResultStore(tmp_path / "again").records()}
     assert all(again[r["key"]] == r["holdout"]["curve"]["test_error"] for r in recs)
+
+
+def test_figure_test_curve_draws_mean_and_band(tmp_path):
+    """`lsokl figure --test-curve`: one PNG/SVG per dataset, mean curves = the mean over
+    repetitions of the records' curves, end points = the last checkpoint."""
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from lsokl.cli import app
+
+    p = tmp_path / "c.yaml"
+    p.write_text(textwrap.dedent(CONFIG))
+    run_experiment(load_config(p), tmp_path / "res", jobs=1, algorithms=["dsg"])
+    res = CliRunner().invoke(app, ["figure", str(tmp_path / "res"), "--test-curve", "--out", str(tmp_path / "fig")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "fig" / "test-error-breast_cancer.png").stat().st_size > 1000
+    assert (tmp_path / "fig" / "test-error-breast_cancer.svg").exists()
+    recs = [r for r in ResultStore(tmp_path / "res").records() if r["algorithm"] == "dsg"]
+    curves = np.array([r["holdout"]["curve"]["test_error"] for r in recs])
+    table = pd.read_csv(tmp_path / "fig" / "test-error-breast_cancer.csv")
+    np.testing.assert_allclose(table["mean"], curves.mean(axis=0))
+    np.testing.assert_allclose(table["std"], curves.std(axis=0, ddof=1))
+    ends = pd.read_csv(tmp_path / "fig" / "end-points.csv")
+    assert ends.loc[0, "mean"] == curves[:, -1].mean()

@@ -296,17 +296,24 @@ class MulticlassDSG(DSG):
 
 
 class RegressionDSG(DSG):
-    """DSG K-ridge: squared loss l = (f - y)^2 / 2, l' = f - y (the paper reports MAE)."""
+    """DSG K-ridge: squared loss l = (f - y)^2 / 2, l' = f - y (the paper reports MAE).
+
+    ``target_offset="mean"`` subtracts the training targets' mean before training and adds it
+    back to every prediction (a preprocessing step, as standardising the target; the model has no
+    bias term). ``"none"`` (default) learns the raw targets."""
 
     task = "regression"
     _losses = ("squared",)
+    _params = {**DSG._params, "target_offset": OneOf(("none", "mean"))}
 
     def __init__(self, *, loss: str = "squared", sigma: float = 1.0, nu: float = 1e-5,
                  batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
                  theta: float = 1.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
-                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+                 cache_features: bool = False, dtype: str = "float32", random_state=None,
+                 target_offset: str = "none"):
         super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
                          block_features=block_features, schedule=schedule, theta=theta, t0=t0,
                          eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
                          cache_features=cache_features, dtype=dtype, random_state=random_state)
+        self.target_offset = target_offset

@@ -153,7 +153,10 @@ class MinibatchLearner(BaseEstimator):
             y = y.astype(np.float64)
             if not np.all(np.isfinite(y)):
                 raise ValueError("y contains NaN or infinite values")
-            return y
+            if first:  # an intercept taken from the training targets (a preprocessing step)
+                self.offset_ = float(y.mean()) if getattr(self, "target_offset", "none") == "mean" \
+                    and y.size else 0.0
+            return y - getattr(self, "offset_", 0.0)
         if first:
             self.classes_ = np.unique(y)
             if self.task == "binary" and len(self.classes_) > 2:
@@ -233,6 +236,8 @@ class MinibatchLearner(BaseEstimator):
         X = dense_rows(X, self._dtype())
         self._check_width(X)
         S = self._scores(X)
+        if self.task == "regression":
+            S = S + getattr(self, "offset_", 0.0)
         return S[:, 0] if S.shape[1] == 1 else S
 
     def predict(self, X) -> np.ndarray:
@@ -284,7 +289,7 @@ class MinibatchLearner(BaseEstimator):
     def _test_metrics(self, S: np.ndarray, y_test: np.ndarray) -> tuple[float, float]:
         """(error or RMSE, MAE or nan) of test scores S."""
         if self.task == "regression":
-            r = S[:, 0] - y_test
+            r = S[:, 0] + getattr(self, "offset_", 0.0) - y_test
             return float(np.sqrt(np.mean(r * r))), float(np.mean(np.abs(r)))
         if self.task == "binary":
             pred = self.classes_[(S[:, 0] > 0).astype(int)] if len(self.classes_) == 2 \
