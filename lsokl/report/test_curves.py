@@ -1,7 +1,9 @@
 """Test error against training samples seen (DSG Fig. 1 style), from holdout records with a curve.
 
 The holdout protocol records, for mini-batch learners, the test error (RMSE and MAE for
-regression) at log-spaced checkpoints of "training samples seen" (``holdout.curve``). Here: one
+regression) at log-spaced checkpoints of "training samples seen" (``holdout.curve``), and for
+online learners run with ``test_at`` the test accuracy / RMSE at those steps
+(``holdout.test_curve``); both are drawn. Here: one
 figure per dataset, one line per algorithm label = the mean over repetitions, a band = ±1 std
 (ddof=1), log x axis; plus a CSV of the mean curves and one of the end points. Curves of the
 repetitions of a label share their checkpoints (same training size and batch size); when they do
@@ -24,6 +26,11 @@ def curve_frame(records) -> pd.DataFrame:
     for r in records:
         h = r.get("holdout") or {}
         c = h.get("curve")
+        if c is None and h.get("test_curve"):  # an online learner's `test_at` curve: n, test_value
+            tc = h["test_curve"]
+            reg = r.get("task") == "regression"
+            c = {"samples_seen": tc["n"],
+                 "test_error": [v if reg else 1.0 - v for v in tc["test_value"]]}
         if r.get("status") != "ok" or not c or h.get("inner"):
             continue
         label = r.get("algorithm") or r.get("learner")

@@ -244,8 +244,12 @@ def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
     order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
     warm = min(n, 2 * int(getattr(learner, "batch_size", 64)))  # compile before timing
     build(job).fit_curve(data.X[:warm], data.y[:warm], data.X[:8], np.asarray(data.y)[:8])
+    ckpts = None  # default: ~15 log-spaced ends of mini-batches
+    if job.spec.get("test_at"):
+        ckpts = sorted({int(c) for c in job.spec["test_at"] if 0 < int(c) < len(order)} | {len(order)})
     with _alarm(job.timeout):
-        curve = learner.fit_curve(data.X, data.y, data.X_test, data.y_test, order=order)
+        curve = learner.fit_curve(data.X, data.y, data.X_test, data.y_test, order=order,
+                                  checkpoints=ckpts)
     out = evaluate(job, learner, data, trace=None, train_time=curve.elapsed, n_train=n, epochs=epochs)
     out.fields["holdout"]["minibatch_steps"] = int(curve.steps)
     out.fields["holdout"]["curve"] = curve.as_dict()
