@@ -140,3 +140,18 @@ def test_dense_refusal_limits():
     assert dense_refusal((581_012, 54)) is None and dense_refusal((70_000, 784)) is None  # covtype, mnist
     assert "stored sparse" in dense_refusal((1_000_000, 2000))  # 16 GB dense
     assert "stored sparse" in dense_refusal((6, 999_999_999))
+
+
+def test_dry_run_shows_the_settings_the_memory_estimate_would_refuse(tmp_path):
+    from lsokl.cli import app
+
+    p = cfg(tmp_path, """\
+        permutations: 2
+        datasets: [german]
+        algorithms: {fogd: {n_fourier: [100000000, 400]}}
+        """)
+    res = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(p), "--dry-run", "--memory-limit", "4"])
+    assert res.exit_code == 0, res.output
+    assert "largest memory estimate:" in res.output and "a cell may use 4.0 GiB (--memory-limit)" in res.output
+    refused = [line for line in res.output.splitlines() if line.startswith("would not start:")]
+    assert len(refused) == 1 and "german (1,000 x 24) fogd[" in refused[0] and "n_fourier=100000000" in refused[0]

@@ -38,9 +38,12 @@ class _Bar:
         if rec["status"] != "ok":
             err = rec.get("error") or {}
             why = f"{err.get('type')}: {err.get('message')}" if err else ""
-            self.progress.console.print(
-                f"[red]{rec['status']}[/red] {rec['dataset']} {rec['algorithm']} "
-                f"perm {rec['permutation']} {why}".rstrip(), highlight=False)
+            from rich.markup import escape
+
+            self.progress.console.print(  # escaped: a message like "fogd[eta=2]" is not markup
+                f"[red]{rec['status']}[/red] " + escape(f"{rec['dataset']} {rec['algorithm']} "
+                                                        f"perm {rec['permutation']} {why}".rstrip()),
+                highlight=False)
         self.progress.advance(self.task)
 
     def stop(self) -> None:
@@ -65,6 +68,21 @@ def _print_grid(exp) -> None:
     for spec in exp.datasets.values():
         console.print(f"  {spec.name}: {spec.permutations} permutations ({spec.permutation_source}), "
                       f"scale={spec.scale}, max_samples={spec.max_samples}", highlight=False)
+
+
+def _print_memory(exp, memory_limit, jobs) -> None:
+    """--dry-run: the settings the memory estimate would refuse, from the registry's declared shapes."""
+    from ..runner.backends import default_jobs
+    from ..runner.resources import dry_run_estimates
+
+    limit = None if memory_limit is None else (float("inf") if memory_limit == 0 else memory_limit * 2**30)
+    refused, largest = dry_run_estimates(exp, exp.cells, limit, workers=jobs or default_jobs())
+    from rich.markup import escape
+
+    if largest:
+        console.print(f"  {escape(largest)}", highlight=False, soft_wrap=True)
+    for line in refused:
+        console.print(f"[yellow]would not start:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def _interrupted(config, out, written, dataset, algorithm, jobs, backend, scheduler, explicit_results) -> None:
@@ -129,6 +147,7 @@ def run(
         if dry_run:
             exp.cells = exp.select(dataset, algorithm)
             _print_grid(exp)
+            _print_memory(exp, memory_limit, jobs)
             raise typer.Exit(0)
         out = results or Path("results") / exp.name
         from ..progress import CellProgress

@@ -201,3 +201,51 @@ def screen_memory(work: list, data: dict, protocol, limit: float | None, workers
             algorithm=job.algorithm, n_samples=n, n_features=d, started_at=now(), wall_s=0.0,
             error={"type": "MemoryEstimateError", "message": f"{name} ({n:,} x {d:,}): {why}", "traceback": None}))
     return keep, refused
+
+
+def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) -> tuple[list[str], str | None]:
+    """For ``--dry-run``: (one line per setting that would be refused, a line on the largest estimate), from the
+    registry's declared shapes (n of the train split, or train + test for ``split: all``; ``max_samples``; d).
+    Settings of datasets without a declared shape (built-in generators, ``d: null``) are not estimated here; the
+    run estimates them from the loaded arrays."""
+    from ..data import registry
+    from ..errors import LsoklError
+    from ..learners import registry as learners
+    from . import protocols
+
+    how = "--memory-limit"
+    if limit is None:
+        limit, how = default_limit(workers)
+    try:
+        specs = registry.specs()
+        protocol = protocols.get(getattr(exp, "protocol", protocols.DEFAULT))
+    except LsoklError:
+        return [], None
+    refused, largest, seen = [], None, set()
+    for c in cells:
+        key = (c.dataset, c.learner, c.task, c.params)
+        spec = specs.get(c.dataset)
+        if key in seen or spec is None or spec.d is None or spec.splits["train"].n is None:
+            continue
+        seen.add(key)
+        n = spec.splits["train"].n
+        if c.split in ("all", "test") and "test" in spec.splits and spec.splits["test"].n:
+            n = spec.splits["test"].n + (n if c.split == "all" else 0)
+        if c.max_samples:
+            n = min(n, c.max_samples)
+        m = (spec.classes or 1) if c.task == "multiclass" else 1
+        try:
+            parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, spec.d, m, protocol, {})
+        except Exception:  # noqa: BLE001 - the run reports a learner that cannot be built
+            continue
+        total = sum(parts.values())
+        if largest is None or total > largest[0]:
+            largest = (total, c.dataset, c.setting())
+        why = None if limit is None or math.isinf(limit) else too_much_memory(parts, limit, how)
+        if why:
+            refused.append(f"{c.dataset} ({n:,} x {spec.d:,}) {c.setting()}: {why}")
+    summary = None
+    if largest is not None:
+        summary = (f"largest memory estimate: {gib(largest[0])} ({largest[1]} {largest[2]}); a cell may use "
+                   + (f"{gib(limit)} ({how})" if limit is not None and not math.isinf(limit) else "any amount"))
+    return refused, summary
