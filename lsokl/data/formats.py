@@ -398,7 +398,8 @@ def _column(df, key, path):
 def read_csv(paths: list[Path], d: int | None, opts: dict, storage: str = "dense") -> Parsed:
     """Delimited text with a label column; text columns can be coded (``codes``) or one-hot encoded
     (``categorical``: list of columns, or ``auto`` for every non-numeric one) with categories re-usable by a test
-    split (``_categories``). Several files are concatenated (same layout)."""
+    split (``_categories``). Several files are concatenated (same layout); ``rows: [start, stop]`` keeps that
+    row range (0-based, stop excluded) of the data rows."""
     import pandas as pd
 
     header = 0 if opts.get("header") else None
@@ -422,6 +423,12 @@ def read_csv(paths: list[Path], d: int | None, opts: dict, storage: str = "dense
                 from None
     where = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} more)"
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    if opts.get("rows") is not None:
+        # a split defined as a row range of one file (e.g. UCI letter: first 16000 train, last 4000 test)
+        start, stop = opts["rows"]
+        if stop > df.shape[0]:
+            raise DataError(f"{where}: the split needs rows {start}..{stop} but the file has {df.shape[0]}")
+        df = df.iloc[start:stop].reset_index(drop=True)
     if df.shape[0] == 0:
         raise DataError(f"{where}: no data rows")
     label = _column(df, opts.get("label", -1), where)
