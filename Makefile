@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 # The shared data folder doubles as an offline mirror when it exists beside the clone.
 export LSOKL_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.yaml),$(abspath ../shared/data),)
 
-.PHONY: install demo test smoke bench reproduce-table5 reproduce-table7 reproduce-table9 reproduce-meka clean
+.PHONY: install demo test smoke bench reproduce-table5 reproduce-table7 reproduce-table9 reproduce-meka clean \
+	reproduce-bpegasosm-table1 bench-bsgd
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,6 +43,12 @@ reproduce-table9: $(STAMP)
 .PHONY: reproduce-dsg
 reproduce-dsg: $(STAMP)  ## DSG Fig. 1 analogues E1 (Adult), E5 (cpusmall + synthetic), E4 (MNIST-10k), E2 (8 vs 6): results/dsg/
 	$(PY) scripts/reproduce_dsg.py e1 e5 e4 e2 --results results/dsg
+
+reproduce-bpegasosm-table1: $(STAMP)  ## BPegasosM (ICML 2010) Table 1 -> results/bpegasosm-table1/
+	$(PY) scripts/reproduce_bpegasosm.py --jobs 2
+
+bench-bsgd: $(STAMP)  ## BSGD-M/R beside BudgetedSVM's C++ (set BUDGETEDSVM_DIR to a built clone) -> benchmarks/BSGD.md
+	$(PY) benchmarks/bsgd.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

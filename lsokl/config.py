@@ -562,6 +562,16 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                         continue
                     merged[k], paths[k] = val, src_paths[k]
             selected = select_of.get(label) or ()
+            if any(val == "grid" for _, val in selected):
+                sel = dict(selected)
+                for k, val in sel.items():
+                    if val == "grid":
+                        if not isinstance(merged.get(k), list):
+                            v.fail(_join(_join("algorithms", label), SELECT_KEY),
+                                   f"`{k}: grid` needs a list of {k} values for dataset {dname!r} "
+                                   f"(got {merged.get(k)!r})")
+                        sel[k] = tuple(merged[k])
+                selected = tuple(sorted(sel.items()))
             for k in dict(selected):
                 merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
             planned += settings_count(merged) * n_perms

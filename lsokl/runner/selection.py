@@ -4,7 +4,9 @@ Example (top level, or inside one algorithm's entry, which then wins)::
 
     select: {sigma: [0.5, 1, 2], by: validation, validation_fraction: 0.1}
 
-Several parameters give their product grid. ``by: validation`` cuts a seeded stratified
+Several parameters give their product grid. ``sigma: grid`` takes the candidates from the list the
+parameter has for that dataset (e.g. ``datasets.usps.defaults.sigma``), so one entry serves datasets
+with different grids. ``by: validation`` cuts a seeded stratified
 ``validation_fraction`` (default 0.1) of the training rows (fixed per dataset and seed), fits every
 candidate on the rest and scores it on the cut; the best (highest accuracy, lowest RMSE; the first
 in grid order on ties; failed or diverged candidates never win) is then fitted on the whole
@@ -31,6 +33,7 @@ from dataclasses import replace
 import numpy as np
 
 SELECT_KEY = "select"
+GRID = "grid"  # `select: {sigma: grid, ...}`: the candidates are the sigma list the cell's dataset gives
 
 
 class Validation:
@@ -249,8 +252,11 @@ def parse(v, key: str, value, cls, lname: str) -> tuple:
             hint = f" Did you mean {guess[0]!r}?" if guess else ""
             v.fail(pkey, f"{lname} has no parameter {pname!r} and `by: {method}` has no option "
                          f"{pname!r}.{hint} Options of `by: {method}`: {', '.join(m.OPTIONS)}.")
+        if vals == GRID:
+            out[pname] = GRID  # resolved per dataset from the parameter's list (config expansion)
+            continue
         if not isinstance(vals, list) or not vals:
-            v.expected(pkey, "a non-empty list of candidate values", vals)
+            v.expected(pkey, f"a non-empty list of candidate values (or {GRID!r})", vals)
         rule = getattr(cls, "_params", {}).get(pname) if cls is not None else None
         for i, val in enumerate(vals):
             if rule is not None:

@@ -1,0 +1,53 @@
+"""configs/bpegasosm-table1.yaml expands to the paper's grid (spec section 6), and the report helper
+turns records into Table 1 rows beside the published values."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lsokl.config import grid_counts, load_config
+
+REPO = Path(__file__).resolve().parents[1]
+D = {"usps": 256, "letter-uci": 16, "covtype": 54, "waveform": 21, "checkerboard": 2}
+
+
+def test_table1_grid():
+    exp = load_config(REPO / "configs" / "bpegasosm-table1.yaml")
+    assert exp.protocol == "holdout" and set(exp.datasets) == set(D)
+    counts = grid_counts(exp.cells)
+    for ds, d in D.items():
+        cells = [c for c in exp.cells if c.dataset == ds and not c.select]
+        sigmas = sorted({c.param_dict["sigma"] for c in cells})
+        gammas = sorted(1 / (2 * s * s) * d for s in sigmas)  # gamma * d = the paper's {1, 4, 16, 64}
+        assert np.allclose(gammas, [1, 4, 16, 64]), (ds, gammas)
+        for c in cells:
+            assert c.param_dict["lam"] == 1e-4 and c.scale == "standard"
+            if c.learner == "bpegasos":
+                assert c.param_dict["budget"] in (100, 500) and c.param_dict["ball_projection"] is True
+        assert counts[ds]["bpm-mrg"] == 4 * 2 * 5  # widths x budgets x repetitions
+    usps_val = [c for c in exp.cells if c.dataset == "usps" and c.select]
+    assert {dict(c.select)["by"] for c in usps_val} == {"validation"}
+    assert all(len(dict(c.select)["sigma"]) == 4 for c in usps_val)
+    assert exp.datasets["waveform"].draws == {"n_train": 100000, "n_test": 20000}
+
+
+def test_report_rows_beside_the_paper(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rb", REPO / "scripts" / "reproduce_bpegasosm.py")
+    rb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rb)
+    rows = []
+    for sigma, accs in ((1.0, [90.0, 91.0]), (2.0, [93.0, 94.0])):
+        for rep, a in enumerate(accs):
+            rows.append({"dataset": "usps", "label": "bpm-mrg", "algo": "bpm-mrg", "by": "grid", "B": 100,
+                         "sigma": sigma, "rep": rep, "status": "ok", "acc": a, "time_s": 1.0, "test_time_s": 0.1,
+                         "support": 100, "n_train": 7291, "steps": 7291, "curve": None})
+    table = rb.attach_paper(rb.summarise(pd.DataFrame(rows)))
+    (r,) = table.to_dict("records")
+    assert r["sigma"] == 2.0 and r["test_best"] == 93.5 and math.isclose(r["test_best_std"], np.std([93, 94], ddof=1))
+    assert r["paper"] == 92.0 and r["paper_std"] == 0.2  # USPS BPM+MRG B=100
+    assert r["tolerance"] == 1.5 and r["within"] is True and math.isclose(r["diff"], 1.5)
