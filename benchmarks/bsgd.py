@@ -87,8 +87,8 @@ def time_theirs(bindir: Path, flag, X, y, Xt, yt, sigma, budget, repeats, tmp: P
 
     train, test = tmp / "train.txt", tmp / "test.txt"
     if not train.exists():
-        dump_svmlight_file(X, y, train, zero_based=False)
-        dump_svmlight_file(Xt, yt, test, zero_based=False)
+        dump_svmlight_file(X, y, str(train), zero_based=False)
+        dump_svmlight_file(Xt, yt, str(test), zero_based=False)
     g = 1.0 / sigma ** 2
     cmd = [str(bindir / "budgetedsvm-train"), "-A", "4", "-B", str(budget), *flag.split(), "-L", str(LAM),
            "-g", repr(g), "-e", "1", "-b", "0", "-r", "0", "-D", str(X.shape[1]), "-v", "1", str(train),
