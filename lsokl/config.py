@@ -50,7 +50,8 @@ BUDGET_PARAM = "budget"
 TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_source",
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
             "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select", "test_at",
-            "rows", "krr", "block_ranks")  # the last three: `protocol: approximation`
+            "rows", "krr", "block_ranks",  # these three: `protocol: approximation`
+            "search")
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
                 "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr")
@@ -153,6 +154,7 @@ class Experiment:
     cells: list[Cell]
     raw: dict = field(repr=False)
     warnings: list[str] = field(default_factory=list)
+    search: object = None  # lsokl.search.SearchSpec: the step-size search run before the cells
     protocol: str = "online"
     protocol_options: dict = field(default_factory=dict)  # the top-level values of the protocol's keys
 
@@ -591,9 +593,15 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                         protocol_options=_cell_options(protocol_options, spec)))
     if planned > max_cells:
         v.fail("", grid_too_large(planned, max_cells))
+    search = None
+    if top.get("search") is not None:  # the step-size search (lsokl/search.py) feeding these cells
+        from .search import parse_search
+
+        search = parse_search(v, top["search"], algorithms, ds_entries, seed)
     return Experiment(path=source, name=name, seed=seed, datasets=datasets,
                       algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
-                      warnings=warnings, protocol=protocol_name, protocol_options=protocol_options)
+                      warnings=warnings, protocol=protocol_name, protocol_options=protocol_options,
+                      search=search)
 
 
 SELECT_KEY = "select"

@@ -1,13 +1,15 @@
-"""Pick each (dataset, algorithm)'s step size from a grid run, as the paper's protocol does.
+"""Pick each (dataset, algorithm)'s step size from the records of an eta grid, with the search rule.
 
-    python scripts/select_eta.py results/table5-eta [--out results/table5/eta_selection.md]
+    python scripts/select_eta.py RESULTS [--out eta_selection.md]
 
-Reads the records of a run whose config gives `eta` as a list (configs/table5-eta.yaml), and
-for every dataset and algorithm chooses the eta with the lowest mean mistake rate (or squared
-loss) over the permutations that finished `ok`; ties go to the larger eta. A setting whose
-permutations did not all finish (diverged, failed) is never chosen. Prints the per-dataset
-`algorithms:` overrides to paste into the reproduction config and writes the full grid as a
-Markdown table, so the choice can be audited.
+The reproductions no longer need this script: a config's `search:` block runs the search and
+applies its choice inside `lsokl run` (lsokl/search.py). This reads any results folder whose
+config gives parameters as lists (e.g. `eta: [2, 0.2, 0.02]`) and applies the same rule: per
+dataset and algorithm, the setting with the lowest mean mistake rate (or squared loss) over its
+permutations; ties go to the larger value; a setting with a failed, diverged or **degenerate**
+pass (a constant predictor, see lsokl/runner/degenerate.py) is never chosen, and the output says
+which were excluded and why. Prints the per-dataset `algorithms:` overrides; `--out` writes the
+whole grid as Markdown.
 """
 from __future__ import annotations
 
@@ -15,30 +17,29 @@ import argparse
 import json
 from pathlib import Path
 
-import pandas as pd
-
-from lsokl.report.aggregate import records_frame
 from lsokl.results import ResultStore
+from lsokl.search import choose, grid_markdown
 
 
-def grid(results: Path) -> pd.DataFrame:
-    frame = records_frame(ResultStore(results).records())
-    if frame.empty:
+def choices_from(results: Path):
+    records = [r for r in ResultStore(results).records() if r.get("params") is not None]
+    if not records:
         raise SystemExit(f"{results}: no records")
-    frame["eta"] = [json.loads(p).get("eta") for p in frame["params"]]
-    frame = frame[frame["eta"].notna()]
-    rows = []
-    for (ds, alg, eta), g in frame.groupby(["dataset", "algorithm", "eta"]):
-        ok = g[g["status"] == "ok"]
-        rows.append({"dataset": ds, "algorithm": alg, "eta": eta, "runs": len(g), "ok": len(ok),
-                     "mean": ok["value"].mean() if len(ok) else float("nan")})
-    return pd.DataFrame(rows)
-
-
-def choose(table: pd.DataFrame) -> pd.DataFrame:
-    complete = table[(table["ok"] == table["runs"]) & table["mean"].notna()]
-    ranked = complete.sort_values(["dataset", "algorithm", "mean", "eta"], ascending=[True, True, True, False])
-    return ranked.groupby(["dataset", "algorithm"], as_index=False).first()
+    groups: dict = {}
+    for r in records:
+        groups.setdefault((r["dataset"], r["algorithm"], r["task"]), []).append(r)
+    out = []
+    for (dataset, label, task), recs in groups.items():
+        settings = {json.dumps(r["params"], sort_keys=True) for r in recs}
+        dicts = [json.loads(s) for s in settings]
+        names = sorted(k for k in set().union(*dicts) if len({json.dumps(d.get(k)) for d in dicts}) > 1)
+        if not names:
+            continue  # one setting only: nothing to choose
+        names = (["eta"] if "eta" in names else []) + [n for n in names if n != "eta"]
+        perms = {r["permutation"] for r in recs}
+        by = {s: (perms, [r for r in recs if json.dumps(r["params"], sort_keys=True) == s]) for s in settings}
+        out.append(choose(dataset, label, task, names, by))
+    return sorted(out, key=lambda c: (c.dataset, c.algorithm))
 
 
 def main() -> None:
@@ -46,27 +47,28 @@ def main() -> None:
     ap.add_argument("results", type=Path)
     ap.add_argument("--out", type=Path, default=None, help="write the full grid as Markdown here")
     args = ap.parse_args()
-    table = grid(args.results)
-    best = choose(table)
-    print("# chosen eta (lowest mean over the selection permutations)")
-    for ds, g in best.groupby("dataset", sort=False):
-        picks = ", ".join(f"{a}: {{eta: {e:g}}}" for a, e in zip(g["algorithm"], g["eta"]))
-        print(f"  {ds}: {{algorithms: {{{picks}}}}}")
+    choices = choices_from(args.results)
+    print("# chosen (lowest mean; failed, diverged and degenerate settings excluded)")
+    for ds in dict.fromkeys(c.dataset for c in choices):
+        picks = []
+        for c in (c for c in choices if c.dataset == ds):
+            if c.chosen is None:
+                print(f"  # {ds} {c.algorithm}: {c.reason}")
+                continue
+            inner = ", ".join(f"{k}: {v:g}" if isinstance(v, float) else f"{k}: {v}" for k, v in c.chosen.items())
+            picks.append(f"{c.algorithm}: {{{inner}}}")
+        if picks:
+            print(f"  {ds}: {{algorithms: {{{', '.join(picks)}}}}}")
+    for c in choices:
+        for cand in c.candidates:
+            if cand.why_not and cand.degenerate:
+                print(f"  # excluded {c.dataset} {c.algorithm} {cand.values}: {cand.why_not}")
     if args.out:
-        wide = table.assign(cell=[f"{100 * m:.2f}" if m == m else "—" for m in table["mean"]])
-        wide = wide.pivot_table(index=["dataset", "algorithm"], columns="eta", values="cell", aggfunc="first")
-        wide = wide[sorted(wide.columns, reverse=True)].fillna("—")  # never run (see the config)
-        chosen = {(d, a): e for d, a, e in zip(best["dataset"], best["algorithm"], best["eta"])}
-        lines = ["# Step-size selection for Table 5", "",
-                 f"Mean mistake rate (%) over the selection permutations of `{args.results}`, per eta.",
-                 "The chosen eta (lowest mean; ties to the larger eta) is in bold; — = diverged or failed.", "",
-                 "| dataset | algorithm | " + " | ".join(f"{c:g}" for c in wide.columns) + " |",
-                 "|---|---|" + "---|" * len(wide.columns)]
-        for (d, a), row in wide.iterrows():
-            cells = [f"**{row[c]}**" if chosen.get((d, a)) == c else str(row[c]) for c in wide.columns]
-            lines.append(f"| {d} | {a} | " + " | ".join(cells) + " |")
+        lines = [f"# Step-size selection from `{args.results}`", "",
+                 "Mean over the permutations (mistake rate in %, squared loss as is); **bold** = chosen; "
+                 "`const` = degenerate (never chosen); `—` = failed or diverged.", ""]
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("\n".join(lines) + "\n")
+        args.out.write_text("\n".join(lines + grid_markdown(choices)) + "\n")
         print(f"wrote {args.out}")
 
 

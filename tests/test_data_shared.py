@@ -15,6 +15,7 @@ from lsokl.data import load, registry
 ENCODED_D = {
     "kddcup99": (41, 118),  # 3 symbolic columns one-hot: 38 + 3 + 66 + 11
     "adult-uci": (14, 108),  # 8 categorical columns one-hot
+    "parkinsons": (19, 20),  # the paper's d = 20 keeps subject# (datasets.yaml, results/table9/NOTES.md)
 }
 
 

@@ -134,8 +134,15 @@ def run(
         None, "--memory-limit", metavar="GIB", min=0.0,
         help="refuse (record as failed, not started) cells whose estimated memory exceeds this many GiB "
              "[default: the memory available when the run starts; 0 = no check]"),
+    no_search: bool = typer.Option(
+        False, "--no-search", help="skip the config's `search:` step (the config's own values are used)"),
+    search_only: bool = typer.Option(
+        False, "--search-only", help="run the config's `search:` step and write eta_selection.md, not the cells"),
 ) -> None:
-    """Run every cell of a config (dataset x algorithm x parameters x permutation); resumable."""
+    """Run every cell of a config (dataset x algorithm x parameters x permutation); resumable.
+
+    A config with a `search:` block first runs its step-size search (ordinary, resumable cells in
+    RESULTS/search), writes the choice to RESULTS/eta_selection.md, then runs the table with it."""
     from ..config import load_config
     from ..runner import run_experiment
 
@@ -145,6 +152,14 @@ def run(
         for w in exp.warnings:
             console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
         if dry_run:
+            if exp.search is not None and not no_search:
+                from ..search import search_experiment
+
+                sexp = search_experiment(exp)
+                if sexp is not None:
+                    console.print("first, the step-size search (`search:`):", highlight=False)
+                    _print_grid(sexp)
+                    console.print("then the config's cells, with the values it chooses:", highlight=False)
             exp.cells = exp.select(dataset, algorithm)
             _print_grid(exp)
             _print_memory(exp, memory_limit, jobs)
@@ -154,6 +169,26 @@ def run(
 
         # a redrawn bar on a terminal; plain lines every few seconds in a log (CI, nohup, a pipe)
         bar = None if quiet else (_Bar() if console.is_terminal else CellProgress())
+        if exp.search is not None and not no_search:
+            from ..search import SELECTION_FILE, run_search
+
+            console.print(f"[bold]step-size search[/bold] of {config} (records in {out}/search)",
+                          highlight=False)
+            exp, choices, ssum = run_search(
+                exp, out, datasets=dataset, algorithms=algorithm, jobs=jobs, backend=backend,
+                scheduler=scheduler, force=force, retry_failed=retry_failed,
+                progress=None if quiet else (_Bar() if console.is_terminal else CellProgress()),
+                memory_limit=None if memory_limit is None else (float("inf") if memory_limit == 0
+                                                                else memory_limit * 2**30))
+            if ssum is not None:
+                console.print(f"search: {ssum.selected} cells, {ssum.ran['ok']} done, {ssum.skipped_ok} "
+                              f"skipped (already done); choice in {out / SELECTION_FILE}", highlight=False)
+            for ch in choices:
+                if ch.chosen is None:
+                    console.print(f"[yellow]search:[/yellow] {ch.dataset} {ch.algorithm}: {ch.reason}",
+                                  highlight=False)
+        if search_only:
+            raise typer.Exit(0)
         summary = run_experiment(
             exp, out, datasets=dataset, algorithms=algorithm, jobs=jobs, backend=backend,
             scheduler=scheduler, force=force, retry_failed=retry_failed,

@@ -31,10 +31,11 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
             "mistakes": r["mistakes"], "time_s": r["time_s"], "support_size": r["support_size"],
             "error": (r["error"] or {}).get("message") if r["error"] else None,
             "curve": json.dumps(r["curve"]) if r["curve"] else None,
+            "degenerate": bool(r.get("degenerate")),  # a constant predictor (lsokl.runner.degenerate)
         })
     cols = ["key", "config_name", "status", "task", "dataset", "algorithm", "learner", "params",
             "permutation", "seed", "scale", "max_samples", "n_samples", "n_features", "metric",
-            "value", "mistakes", "time_s", "support_size", "error", "curve"]
+            "value", "mistakes", "time_s", "support_size", "error", "curve", "degenerate"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -69,7 +70,7 @@ def aggregate(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=["task", "dataset", "algorithm", "learner", "params", "row",
                                      "mean", "std", "time_s", "support", "n_ok", "n_failed",
-                                     "n_diverged", "n_timeout", "n_samples", "unit"])
+                                     "n_diverged", "n_timeout", "n_degenerate", "n_samples", "unit"])
     varying = _varying(frame)
     out = []
     for (task, ds, label, learner, params), grp in frame.groupby(
@@ -88,6 +89,7 @@ def aggregate(frame: pd.DataFrame) -> pd.DataFrame:
             "n_ok": len(ok), "n_failed": int((grp["status"] == "failed").sum()),
             "n_diverged": int((grp["status"] == "diverged").sum()),
             "n_timeout": int((grp["status"] == "timeout").sum()),
+            "n_degenerate": int(ok["degenerate"].astype(bool).sum()),
             "n_samples": int(grp["n_samples"].dropna().max()) if grp["n_samples"].notna().any() else None,
             "unit": UNITS.get(grp["metric"].iloc[0],
                               "squared loss" if task == "regression" else "mistake rate %"),

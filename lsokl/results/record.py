@@ -23,13 +23,15 @@ RECORD_KEYS = (
     # what came out
     "metric", "value", "mistakes", "mistake_rate", "squared_loss", "time_s", "support_size",
     "curve", "error",
+    # None, or why the pass was a constant predictor (lsokl.runner.degenerate)
+    "degenerate",
     # the protocol (None = online) and its own results (holdout: test accuracy, times, selection)
     "protocol", "holdout", "approximation",
     # where and with what
     "versions", "host", "started_at", "finished_at", "wall_s",
 )
 # Added after schema 1 was in use: records written before them stay valid without these keys.
-OPTIONAL_KEYS = ("protocol", "holdout", "approximation")
+OPTIONAL_KEYS = ("protocol", "holdout", "approximation", "degenerate")
 CURVE_KEYS = ("t", "mistakes", "mistake_rate", "support", "time_s", "squared_loss")
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..results.record import make_record, now
 from .seeds import authors_order, permutation_order
 
-_WARMED: set = set()  # (learner, data layout) already compiled in this process
+_WARMED: set = set()  # warm_up_key()s already compiled in this process
 
 
 @dataclass(frozen=True)
@@ -97,20 +97,52 @@ def random_source(job: Job, learner):
 
 
 def warm_up(job: Job, X, y) -> None:
-    """Compile the learner's loops on a short stream of the same data layout before timing.
+    """Compile every code path the cell's timed pass can take, on a short stream, before timing.
 
-    Long enough to fill the budget twice, so code that only runs once the budget is full
-    (removals, NOGD's switch to the Nystrom phase) is compiled too.
+    Keyed by the learner, the task, the full parameter set (an integer ``eta: 2`` and a float
+    ``eta: 0.2`` are different machine code; ``gamma: .inf`` or a variant string select other
+    branches) and the data's layout (array type, dtype, contiguity, writeability, sparse or not),
+    so a parameter variant or a dataset stored differently is warmed up too. The warm-up stream is
+    the first rows of the same X with labels chosen to force an update at (nearly) every step:
+    alternating signs (binary), cycling classes (multi-class), alternating targets 10 apart
+    (regression). It is long enough to fill the budget twice, so code that only runs once the
+    budget is full (removals, projections, NOGD's switch to its Nystrom phase and the eigen-
+    decomposition) is compiled too, whatever the data would have triggered.
     """
-    layout = (job.spec["learner"], job.spec["task"], type(X).__name__, str(getattr(X, "dtype", "")))
-    if layout in _WARMED:
+    key = warm_up_key(job, X)
+    if key in _WARMED:
         return
     budget = job.spec["params"].get("budget") or 0
-    m = int(min(X.shape[0], max(64, 2 * int(budget) + 2)))
+    m = int(min(X.shape[0], max(64, 4 * int(budget) + 8)))
     rows = np.arange(m, dtype=np.int64)
     warm = build(job)
-    warm.run(X, y, rows, random_source=random_source(job, warm))
-    _WARMED.add(layout)
+    warm.run(X, forcing_labels(job.spec["task"], y, m), rows, random_source=random_source(job, warm))
+    _WARMED.add(key)
+
+
+def warm_up_key(job: Job, X) -> tuple:
+    import json
+
+    flags = getattr(X, "flags", None)
+    layout = (type(X).__name__, str(getattr(X, "dtype", "")), getattr(X, "format", None),
+              bool(flags.c_contiguous) if flags is not None else None,
+              bool(flags.writeable) if flags is not None else None)
+    return (job.spec["learner"], job.spec["task"], json.dumps(job.spec["params"], sort_keys=True,
+                                                              default=str), layout)
+
+
+def forcing_labels(task: str, y, m: int) -> np.ndarray:
+    """A copy of ``y`` whose first ``m`` labels make a learner err (and so update) at most steps."""
+    out = np.array(y, copy=True)
+    i = np.arange(m)
+    if task == "binary":
+        out[:m] = np.where(i % 2 == 0, 1.0, -1.0)
+    elif task == "multiclass":
+        n_classes = int(np.max(y)) + 1 if len(y) else 1
+        out[:m] = i % max(n_classes, 1)
+    else:
+        out[:m] = np.where(i % 2 == 0, 10.0, -10.0)
+    return out
 
 
 def diverged(learner, trace, X) -> bool:

@@ -3,6 +3,7 @@ data, predict then update, mistake rate (or squared loss) at checkpoints. The le
 ``run(X, y, order, n_checkpoints=, random_source=) -> Trace`` (see lsokl.learners.base)."""
 from __future__ import annotations
 
+from ..degenerate import check as check_degenerate
 from . import Outcome, Prepared
 
 OPTIONS: dict = {}  # no keys beyond the common ones
@@ -29,9 +30,11 @@ def run_cell(job, data) -> Outcome:
     with _alarm(job.timeout):
         trace = learner.run(data.X, data.y, order, n_checkpoints=job.spec["n_checkpoints"],
                             random_source=random_source(job, learner))
-    status = "ok"
+    status, fields = "ok", {}
     if job.timeout is not None and trace.elapsed > job.timeout:
         status = "timeout"  # no alarm available here (e.g. a Dask worker thread)
     elif diverged(learner, trace, data.X):
         status = "diverged"
-    return Outcome(status=status, trace=trace)
+    else:  # a constant predictor is flagged in the record (and never chosen by a step-size search)
+        fields["degenerate"] = check_degenerate(trace, data.y, order)
+    return Outcome(status=status, trace=trace, fields=fields)

@@ -1,0 +1,123 @@
+"""The step-size search as a config step (issue 15 item 1): declared in the config, ordinary
+resumable cells, the rule, the choice flowing into the table's cells and eta_selection.md."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from lsokl.config import load_config
+from lsokl.errors import ConfigError
+from lsokl.results import ResultStore
+from lsokl.search import run_search, search_config, search_experiment
+
+CONFIG = """
+name: small
+task: binary
+seed: 3
+permutations: 2
+budgets: 10
+defaults: {sigma: 4}
+datasets:
+  breast_cancer: {max_samples: 150, scale: minmax}
+  checkerboard:
+    max_samples: 200
+    permutation_source: seed
+    algorithms: {ogd: {eta: 0.5}}     # fixed here: not searched on this dataset
+algorithms:
+  perceptron: {}
+  ogd: {eta: 0.2}
+  fogd: {eta: 0.002}
+search:
+  algorithms:
+    ogd: {eta: [2, 0.2, 0.02]}
+    fogd: {eta: [0.2, 0.002]}
+  permutations: 2
+  seed: 8
+"""
+
+
+def _load(tmp_path, text=CONFIG):
+    p = tmp_path / "c.yaml"
+    p.write_text(textwrap.dedent(text))
+    return load_config(p)
+
+
+def test_search_config_is_the_tables_own_reduced_to_the_grid(tmp_path):
+    exp = _load(tmp_path)
+    raw = search_config(exp.raw, exp.search)
+    assert raw["seed"] == 8 and raw["permutations"] == 2 and raw["permutation_source"] == "seed"
+    assert set(raw["algorithms"]) == {"ogd", "fogd"}
+    assert raw["datasets"]["checkerboard"]["exclude"] == ["ogd"]  # its eta is fixed by the config
+    assert raw["datasets"]["breast_cancer"]["scale"] == "minmax"  # the table's data settings
+    sexp = search_experiment(exp)
+    got = {(c.dataset, c.algorithm, c.param_dict["eta"]) for c in sexp.cells}
+    assert ("breast_cancer", "ogd", 0.02) in got and ("checkerboard", "fogd", 0.2) in got
+    assert not any(d == "checkerboard" and a == "ogd" for d, a, _ in got)
+    assert len(sexp.cells) == 2 * (3 + 2) + 2 * 2
+    assert all(c.permutation_source == "seed" and c.seed == 8 for c in sexp.cells)
+
+
+@pytest.mark.parametrize("block, where", [
+    ("{algorithms: {ogdd: {eta: [1]}}}", "search.algorithms.ogdd"),
+    ("{algorithms: {ogd: {eta: 0.2}}}", "search.algorithms.ogd.eta"),
+    ("{algorithms: {ogd: {eta: [1]}}, rule: best}", "search.rule"),
+    ("{algorithms: {ogd: {eta: [1]}}, datasets: [germann]}", "search.datasets[0]"),
+    ("{algorithms: {ogd: {eta: [1]}}, permutations: 0}", "search.permutations"),
+    ("{algorithms: {ogd: {eta: [1]}}, colour: red}", "search.colour"),
+])
+def test_a_malformed_search_block_points_at_the_key(tmp_path, block, where):
+    text = CONFIG.split("search:")[0] + f"search: {block}\n"
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, text)
+    assert where in str(err.value)
+
+
+def test_search_cells_are_resumable_and_the_choice_flows_into_the_table(tmp_path):
+    exp = _load(tmp_path)
+    table, choices, summary = run_search(exp, tmp_path / "r", jobs=1)
+    assert summary.ran["ok"] == 14 and summary.skipped_ok == 0
+    recs = ResultStore(tmp_path / "r" / "search").records()
+    assert len(recs) == 14 and all(r["config_name"] == "small-search" for r in recs)
+    chosen = {(c.dataset, c.algorithm): c.chosen for c in choices}
+    # the rule, recomputed from the records: lowest mean over the 2 passes, ties to the larger eta
+    for (ds, alg), pick in chosen.items():
+        means = {}
+        for r in recs:
+            if (r["dataset"], r["algorithm"]) == (ds, alg):
+                means.setdefault(r["params"]["eta"], []).append(r["value"])
+        best = min(sorted(means, reverse=True), key=lambda e: sum(means[e]) / 2)
+        assert pick == {"eta": best}
+    # the table's cells carry the chosen eta, and the fixed one where the config fixes it
+    for c in table.cells:
+        if c.algorithm in ("ogd", "fogd"):
+            want = 0.5 if (c.dataset, c.algorithm) == ("checkerboard", "ogd") else chosen[(c.dataset, c.algorithm)]["eta"]
+            assert c.param_dict["eta"] == want
+    md = (tmp_path / "r" / "eta_selection.md").read_text()
+    assert "checkerboard ogd: eta=0.5 (set in the config, not searched)" in md
+    assert md.count("**") >= 2 * len(choices)
+    again = run_search(exp, tmp_path / "r", jobs=1)[2]
+    assert again.skipped_ok == 14 and not again.ran
+
+
+def test_lsokl_run_runs_the_search_then_the_table(tmp_path):
+    from lsokl.cli import app
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(textwrap.dedent(CONFIG))
+    res = CliRunner().invoke(app, ["run", str(cfg), "--results", str(tmp_path / "r"), "-j", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "r" / "eta_selection.md").exists()
+    assert len(ResultStore(tmp_path / "r" / "search").records()) == 14
+    table = ResultStore(tmp_path / "r").records()
+    assert len(table) == 2 * 2 * 3  # 2 datasets x 3 algorithms x 2 permutations
+    searched = {json.dumps(r["params"]["eta"]) for r in table if r["algorithm"] == "fogd"}
+    assert searched <= {"0.2", "0.002"}
+    # --no-search: the config's own values
+    res = CliRunner().invoke(app, ["run", str(cfg), "--results", str(tmp_path / "plain"), "-j", "1", "-q",
+                                   "--no-search", "-a", "fogd"])
+    assert res.exit_code == 0, res.output
+    assert {r["params"]["eta"] for r in ResultStore(tmp_path / "plain").records()} == {0.002}
+    assert not (tmp_path / "plain" / "search").exists()
