@@ -42,7 +42,7 @@ reproduce-table9: $(STAMP)
 
 .PHONY: reproduce-dsg
 reproduce-dsg: $(STAMP)  ## DSG Fig. 1 analogues E1 (Adult), E5 (cpusmall + synthetic), E4 (MNIST-10k), E2 (8 vs 6): results/dsg/
-	$(PY) scripts/reproduce_dsg.py e1 e5 e4 e2 --results results/dsg
+	$(PY) scripts/reproduce_dsg.py e1 e5 e4 e2 summary --results results/dsg
 
 reproduce-bpegasosm-table1: $(STAMP)  ## BPegasosM (ICML 2010) Table 1 -> results/bpegasosm-table1/
 	$(PY) scripts/reproduce_bpegasosm.py --jobs 2

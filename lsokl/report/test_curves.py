@@ -31,8 +31,8 @@ def curve_frame(records) -> pd.DataFrame:
             reg = r.get("task") == "regression"
             c = {"samples_seen": tc["n"],
                  "test_error": [v if reg else 1.0 - v for v in tc["test_value"]]}
-        if r.get("status") != "ok" or not c or h.get("inner"):
-            continue
+        if r.get("status") != "ok" or not c or (h.get("evaluated_on") or "test") != "test":
+            continue  # failed, no curve, or an inner cell of a hyper-parameter selection
         label = r.get("algorithm") or r.get("learner")
         task = r.get("task")
         mae = c.get("test_mae") or [np.nan] * len(c["samples_seen"])
@@ -90,10 +90,10 @@ def test_curve_figures(records, out: str | Path, *, prefix: str = "", title: str
             x, m, s = g["samples_seen"].to_numpy(), g["mean"].to_numpy() * pct, g["std"].fillna(0).to_numpy() * pct
             line, = ax.plot(x, m, marker="o", markersize=3, linewidth=1.5, label=label)
             ax.fill_between(x, m - s, m + s, color=line.get_color(), alpha=0.18, linewidth=0)
+        styles = iter([":", "--", "-.", (0, (1, 3))])
         for name, value in ((references or {}).get(ds) or {}).items():
-            ax.axhline(value, linestyle=":", color="gray", linewidth=1)
-            ax.annotate(f"published {name}: {value:g}", (ax.get_xlim()[0], value), fontsize=7,
-                        color="gray", va="bottom")
+            ax.axhline(value, linestyle=next(styles, ":"), color="gray", linewidth=1,
+                       label=f"{name}: {value:.4g}")
         ax.set_xscale("log")
         ax.set_xlabel("number of training samples seen")
         ax.set_ylabel("test RMSE" if task == "regression" else "test error (%)")
