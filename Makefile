@@ -50,6 +50,14 @@ reproduce-bpegasosm-table1: $(STAMP)  ## BPegasosM (ICML 2010) Table 1 -> result
 bench-bsgd: $(STAMP)  ## BSGD-M/R beside BudgetedSVM's C++ (set BUDGETEDSVM_DIR to a built clone) -> benchmarks/BSGD.md
 	$(PY) benchmarks/bsgd.py
 
+.PHONY: reproduce-table3
+reproduce-table3: $(STAMP)  ## LSOKL Table 3 (batch comparison, holdout, reduced CV) -> results/table3/
+	mkdir -p results/table3
+	{ date -u; uptime; lscpu | grep -E "^Model name|^CPU\(s\)"; } > results/table3/machine.txt
+	$(PY) scripts/reproduce.py table3 --jobs 2
+	{ echo "after the run:"; date -u; uptime; } >> results/table3/machine.txt
+	$(PY) -m lsokl.report.batch results/table3 --config configs/table3.yaml --paper lsokl2016:table3 --machine results/table3/machine.txt
+
 clean:
 	rm -rf $(VENV) .pytest_cache
 
