@@ -129,15 +129,19 @@ def to_markdown(table: pd.DataFrame, paper: pd.DataFrame, reference: str, title:
             f"{ref_name}/row test", f"paper {ref_name}/row test", "chosen (CV)"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     order = list(dict.fromkeys(paper["dataset"]))
+    algo_order = list(dict.fromkeys(paper["learner"]))
     for pds in order:
         rows = table[table["dataset"].map(norm_dataset) == norm_dataset(pds)]
         if rows.empty:
             prow = paper[paper["dataset"] == pds]
-            lines.append(f"| {pds} | (all) | not run: {'dataset not available offline' if pds in missing or True else ''} "
+            why = ("dataset not available offline" if norm_dataset(pds) in missing
+                   else "no result in this results folder")
+            lines.append(f"| {pds} | (all) | not run: {why} "
                          f"| {', '.join(f'{a} {m:g}' for a, m in zip(prow['algorithm'], prow['mean']))} |"
                          + " |" * (len(head) - 4))
             continue
-        for _, r in rows.iterrows():
+        rows = rows.assign(_o=rows["learner"].map(lambda a: algo_order.index(a) if a in algo_order else 99))
+        for _, r in rows.sort_values("_o", kind="stable").iterrows():
             name = DISPLAY_NAMES.get(r["learner"], r["algorithm"])
             ds = r["dataset"] + (" †" if r["substitute"] else "")
             acc = _acc(r["mean"], r["std"])
@@ -155,10 +159,13 @@ def to_markdown(table: pd.DataFrame, paper: pd.DataFrame, reference: str, title:
         missing_algos = set(paper[paper["dataset"] == pds]["learner"]) - set(rows["learner"])
         for a in sorted(missing_algos):
             p = paper[(paper["dataset"] == pds) & (paper["learner"] == a)].iloc[0]
-            lines.append(f"| {rows.iloc[0]['dataset']} | {p['algorithm']} | not run (no learner yet) | "
+            lines.append(f"| {rows.iloc[0]['dataset']} | {p['algorithm']} | no result | "
                          f"{_acc(p['mean'], p['std'])} | | | | {_f(p['time_s'])} | | | | {_f(p['test_time_s'])} | | | |")
     subs = table[table["substitute"] != ""].drop_duplicates("dataset")
-    lines += [""] + [f"† {r['dataset']}: {r['substitute']}" for _, r in subs.iterrows()]
+    lines += [""] + [f"† {r['dataset']}: {r['substitute']}." for _, r in subs.iterrows()]
+    sizes = table.dropna(subset=["n_train"]).drop_duplicates("dataset")
+    lines += ["", "Rows: " + "; ".join(f"{r['dataset']} {int(r['n_train']):,} train / {int(r['n_test']):,} test"
+                                       for _, r in sizes.iterrows()) + "."]
     lines += ["", f"Tolerance (full LIBSVM splits only): |Δ| ≤ max(2 published std, {TOLERANCE_POINTS}) "
               f"points; LIBSVM and LLSVM ≤ {BATCH_TOLERANCE_POINTS} point."]
     cv = table.dropna(subset=["cv"]).drop_duplicates("algorithm")
@@ -196,8 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     table.to_csv(out / "batch.csv", index=False)
     missing_file = args.results / "missing.json"
     missing = list(json.loads(missing_file.read_text())) if missing_file.exists() else []
-    machine = args.machine.read_text().strip().replace("\n", "; ") if args.machine and args.machine.exists() \
-        else "load not recorded"
+    missing = [norm_dataset(m) for m in missing]
+    # datasets of the paper that the config does not list at all are absent from this machine
+    missing += [norm_dataset(d) for d in paper["dataset"].unique()
+                if norm_dataset(d) not in {norm_dataset(n) for n in exp.datasets}]
+    machine = (" ".join(args.machine.read_text().split()) if args.machine and args.machine.exists()
+               else "load not recorded")
     md = to_markdown(table, paper, args.reference, f"{exp.name}: {exp.raw.get('description', '')}",
                      missing, machine)
     inner = _inner_cells(records)
