@@ -51,7 +51,7 @@ TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
             "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select", "test_at",
             "rows", "krr", "block_ranks",  # these three: `protocol: approximation`
-            "search")
+            "search", "test_with")
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
                 "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr")
@@ -630,7 +630,7 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
     name = v.choice("protocol", top.get("protocol", protocols.DEFAULT), tuple(protocols.PROTOCOLS))
     allowed = getattr(protocols.get(name), "OPTIONS", {})
     options = {}
-    for key in ("epochs", "test_fraction", "test_at", "rows", "krr", "block_ranks"):
+    for key in ("epochs", "test_fraction", "test_at", "rows", "krr", "block_ranks", "test_with"):
         if key in top and key not in allowed:
             v.fail(key, f"only means something with a protocol that reads it (not `protocol: {name}`)")
     if "epochs" in allowed:
@@ -642,10 +642,13 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
         if not isinstance(at, list) or not at:
             v.expected("test_at", "a non-empty list of training step counts", at)
         options["test_at"] = tuple(sorted({v.int_(f"test_at[{i}]", x, low=1) for i, x in enumerate(at)}))
+    if "test_with" in allowed and top.get("test_with", "final") != "final":
+        # only a non-default value enters the cell keys, so `final` runs keep their keys
+        options["test_with"] = v.choice("test_with", top["test_with"], ("final", "average"))
     check = getattr(protocols.get(name), "check_options", None)
     if check is not None:  # a protocol that validates its own keys (approximation)
         given = {k: top.get(k, default) for k, default in allowed.items()
-                 if k not in ("epochs", "test_fraction", "test_at")}
+                 if k not in ("epochs", "test_fraction", "test_at", "test_with")}
         options.update(check(v.fail, "", given))
     return name, options
 

@@ -60,6 +60,28 @@ def _play_csr(indptr, indices, values, order, start, stop, y, U, p, w, zc, zs, e
         _play_block(p.reshape(1, p.shape[0]), y[i:i + 1], w, zc, zs, eta, counts)
 
 
+@njit(**JIT)
+def _play_block_averaged(P, yb, w, w_sum, zc, zs, eta, counts):
+    """``_play_block`` that also adds w to ``w_sum`` after every update (KOL's averaged model,
+    ``w_fogd_sum``), for testing with the average of w over the updates."""
+    D = zc.shape[0]
+    wc = w[:D]
+    ws = w[D:]
+    for r in range(P.shape[0]):
+        sincos(P[r], zc, zs)
+        f = dot(wc, zc) + dot(ws, zs)
+        yi = yb[r]
+        counts[0] += 1
+        if (1.0 if f >= 0.0 else -1.0) != yi:
+            counts[1] += 1
+        if yi * f < 1.0:
+            counts[2] += 1
+            step = eta * yi
+            axpy(step, zc, wc)
+            axpy(step, zs, ws)
+            axpy(1.0, w, w_sum)
+
+
 @njit(**REDUCE_JIT)
 def _round_and_dot32(zc, zs, zc32, zs32, wc, ws):
     """Round the features to float32 (into zc32/zs32) and return w.z accumulated in float64."""
@@ -175,6 +197,12 @@ class FOGD(OnlineLearner):
         # [cos; sin] scratch of the multi-class and regression loops, in the model's dtype: a
         # float32 model sees its features rounded to float32, as the binary float32 loop does.
         self._z = np.zeros(2 * D, dtype=dt)
+        self.w_sum_ = None
+        if self.track_average:
+            if self.task != "binary" or dt != np.float64:
+                raise ValueError("testing with the averaged model is implemented for binary "
+                                 "float64 FOGD (KOL's option) only")
+            self.w_sum_ = np.zeros(2 * D)
 
     @property
     def support_size_(self) -> int:
@@ -182,7 +210,7 @@ class FOGD(OnlineLearner):
 
     def _play(self, stream, y, order, start, stop):
         binary64 = self.w_.dtype == np.float64 and type(self)._play_projected is FOGD._play_projected
-        if stream.is_sparse and binary64:
+        if stream.is_sparse and binary64 and self.w_sum_ is None:
             # CSR rows: no BLAS to batch, so project each row right before its step, in one call.
             _play_csr(stream.indptr, stream.indices, stream.values, order, start, stop, y,
                       self.map_.U, np.empty(self.map_.n_components), self.w_, self._zc, self._zs,
@@ -192,10 +220,24 @@ class FOGD(OnlineLearner):
             idx = order[a:min(a + BLOCK, stop)]
             self._play_projected(self.map_.project(stream, idx), np.ascontiguousarray(y[idx]))
 
+    # KOL's test-with-the-average option (``test_with: average`` in the holdout protocol): set
+    # ``track_average = True`` before ``run``; then ``use_average()`` replaces w by the mean of w
+    # over the updates (KOL's ``begin_test``: w_sum / num_update). Binary, float64 only.
+    track_average = False
+
+    def use_average(self) -> None:
+        """Replace w by its average over the updates of the last pass (no update: unchanged)."""
+        if getattr(self, "w_sum_", None) is None:
+            raise ValueError("set track_average = True before run() to test with the average")
+        if self.counts_[2] > 0:
+            self.w_ = self.w_sum_ / float(self.counts_[2])
+
     def _play_projected(self, P, yb):
         """The strict online loop over one block, given its projections P = X[block] U."""
         eta = float(self.eta)
-        if self.w_.dtype == np.float32:
+        if getattr(self, "w_sum_", None) is not None:
+            _play_block_averaged(P, yb, self.w_, self.w_sum_, self._zc, self._zs, eta, self.counts_)
+        elif self.w_.dtype == np.float32:
             _play_block32(P, yb, self.w_, self._zc, self._zs, self._zc32, self._zs32, eta,
                           self.counts_)
         else:

@@ -86,6 +86,23 @@ def _play_linear(Z, yb, w, eta, counts):
 
 
 @njit(**JIT)
+def _play_linear_averaged(Z, yb, w, w_sum, n_sum, eta, counts):
+    """``_play_linear`` that also adds w to ``w_sum`` after every update (KOL's ``w_nogd_sum``)."""
+    for r in range(Z.shape[0]):
+        z = Z[r]
+        f = dot(w, z)
+        yi = yb[r]
+        counts[0] += 1
+        if (1.0 if f >= 0.0 else -1.0) != yi:
+            counts[1] += 1
+        if yi * f < 1.0:
+            counts[2] += 1
+            axpy(eta * yi, z, w)
+            axpy(1.0, w, w_sum)
+            n_sum[0] += 1
+
+
+@njit(**JIT)
 def _play_kernel_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size,
                             counts, inv2s2, krow, budget, eta, V, pending):
     """Multi-class phase 1 (spec 2.10): kernel OGD with the +/- update (+eta for y, -eta for
@@ -192,6 +209,22 @@ class NOGD(SupportVectorLearner):
         self.eigenvalues_ = None
         # What the switch step needs besides y_t: s_t (multi-class) or y_t - f_t (regression).
         self._pending = np.zeros(1)
+        self.w_sum_ = None
+        if self.track_average and self.task != "binary":
+            raise ValueError("testing with the averaged model is implemented for binary NOGD "
+                             "(KOL's option) only")
+
+    # KOL's test-with-the-average option (``test_with: average`` in the holdout protocol): with
+    # ``track_average = True`` before ``run``, w is summed after every update of the Nystrom phase
+    # (the switch step included; phase 1 has no w) and ``use_average()`` replaces w by the mean.
+    track_average = False
+
+    def use_average(self) -> None:
+        """Replace w by its mean over the Nystrom-phase updates (never switched: unchanged)."""
+        if not self.track_average:
+            raise ValueError("set track_average = True before run() to test with the average")
+        if self.w_sum_ is not None and self._n_sum[0] > 0:
+            self.w_ = self.w_sum_ / float(self._n_sum[0])
 
     def _switch(self, yi) -> None:
         """Build the Nystrom map from the B stored vectors at the switch step (spec 1.10, 1-5);
@@ -209,6 +242,9 @@ class NOGD(SupportVectorLearner):
         self._switch_step(M @ self.krow_[self.order_[:B]], yi)
         self.counts_[2] += 1
         self.switched_ = True
+        if self.track_average:
+            self.w_sum_ = self.w_.copy()
+            self._n_sum = np.ones(1, dtype=np.int64)
 
     def _switch_step(self, z: np.ndarray, yi) -> None:
         """The switch step's own update with z = M k_t (its prediction came from phase 1)."""
@@ -235,7 +271,11 @@ class NOGD(SupportVectorLearner):
 
     def _play_linear(self, Z, yb) -> None:
         """Phase 2 over one block of Nystrom features."""
-        _play_linear(Z, yb, self.w_, float(self.eta), self.counts_)
+        if self.w_sum_ is not None:
+            _play_linear_averaged(Z, yb, self.w_, self.w_sum_, self._n_sum, float(self.eta),
+                                  self.counts_)
+        else:
+            _play_linear(Z, yb, self.w_, float(self.eta), self.counts_)
 
     def features(self, X) -> np.ndarray:
         """z(x) = M k(x) for every row of X (after the switch)."""

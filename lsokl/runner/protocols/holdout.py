@@ -52,7 +52,9 @@ import numpy as np
 from ...errors import ConfigError, DataError
 from . import Outcome, Prepared
 
-OPTIONS = {"epochs": 1, "test_fraction": None, "test_at": None}
+# test_with: `final` (the model after the pass) or `average` (KOL's option: the mean of w over the
+# updates; binary FOGD and NOGD; applied after the pass, so test_at curves use the running model)
+OPTIONS = {"epochs": 1, "test_fraction": None, "test_at": None, "test_with": "final"}
 
 
 # --------------------------------------------------------------------------- main process
@@ -192,6 +194,12 @@ def _train_online(job, learner, data, epochs: int):
     n = data.X.shape[0]
     order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
     warm_up(job, data.X, data.y)
+    average = job.spec.get("test_with", "final") == "average"
+    if average:
+        if not callable(getattr(learner, "use_average", None)):
+            raise ValueError(f"`test_with: average` needs a learner that averages its weights over "
+                             f"the updates (binary fogd, nogd); {job.spec['learner']} does not")
+        learner.track_average = True
     cuts = sorted({int(c) for c in job.spec.get("test_at") or () if 0 < int(c) < len(order)})
     cuts.append(len(order))
     curve = {"n": [], "test_value": [], "train_time_s": [], "support": []}
@@ -219,6 +227,8 @@ def _train_online(job, learner, data, epochs: int):
         trace.support_size = int(learner.support_size_)
         trace.elapsed = elapsed
         learner.test_curve_ = curve
+    if average:
+        learner.use_average()
     return trace, elapsed
 
 
