@@ -294,7 +294,7 @@ def _fmt_value(v) -> str:
 def selection_markdown(exp, choices: list[Choice], missing=()) -> str:
     spec = exp.search
     lines = [f"# Step-size selection for {exp.name}", "",
-             f"Written by `lsokl run {exp.path}` (the config's `search:` step; records in "
+             f"Written by `lsokl run {_shown(exp.path)}` (the config's `search:` step; records in "
              f"`{SEARCH_DIR}/records`, ignored by git). Rule `{spec.rule}`: per dataset and algorithm, the "
              f"setting with the lowest mean {'squared loss' if _task(choices) == 'regression' else 'mistake rate'} "
              f"over {spec.permutations} seeded passes (seed {spec.seed}; not the reported streams); ties go to "
@@ -368,6 +368,13 @@ def grid_markdown(choices: list[Choice]) -> list[str]:
         lines += ["No eligible setting (the config's own value is used in the table):", ""]
         lines += [f"* {ch.dataset} {ch.algorithm}" for ch in none] + [""]
     return lines
+
+
+def _shown(path: str) -> str:
+    """The config's path as a reader can use it: relative to the clone, never a machine's."""
+    p = Path(path)
+    parts = p.parts
+    return str(Path(*parts[parts.index("configs"):])) if "configs" in parts else p.name
 
 
 def _fmt_mean(val: float, task: str) -> str:
