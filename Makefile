@@ -25,8 +25,17 @@ demo: $(STAMP)  ## a small real experiment, offline: prints a table
 test: $(STAMP)  ## the whole test suite (reference-run checks skip without ../shared/data)
 	$(PY) -m pytest -q -p no:cacheprovider
 
-bench: $(STAMP)  ## throughput and memory, written to benchmarks/RESULTS.md
-	$(PY) benchmarks/run.py --out benchmarks/RESULTS.md
+bench: $(STAMP)  ## benchmarks/RESULTS.md, one section per script (see benchmarks/page.py)
+	$(PY) benchmarks/run.py
+	$(PY) benchmarks/jobs.py
+	$(PY) benchmarks/kol.py
+
+# `make reproduce-all`: every `reproduce-*` target of this Makefile (found by
+# scripts/reproduce_all.py, so a new reproduction only needs its target), then these figures.
+REPRODUCE_ALL_EXTRA := fig3 fig4 figures-convergence
+.PHONY: reproduce-all
+reproduce-all: $(STAMP)  ## every reproduction in sequence; prints each one's and the total wall time
+	$(PY) scripts/reproduce_all.py $(REPRODUCE_ALL_EXTRA)
 
 reproduce-table5: $(STAMP)
 	$(PY) scripts/reproduce.py table5

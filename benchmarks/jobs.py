@@ -68,9 +68,10 @@ def child(workload: str, start_at: float) -> None:
         ds = load("a9a")
         order = np.random.default_rng(0).permutation(ds.n_samples)
         y = np.asarray(ds.y, dtype=float)
+        params = {"ogd": {"sigma": 8.0}, "fogd": {"sigma": 8.0, "random_state": 0}}
         for name in ("ogd", "fogd"):
-            create(name, "binary", sigma=8.0, random_state=0).run(ds.X, y, order[:400])
-        work = lambda: [create(name, "binary", sigma=8.0, random_state=0).run(ds.X, y, order)  # noqa: E731
+            create(name, "binary", **params[name]).run(ds.X, y, order[:400])
+        work = lambda: [create(name, "binary", **params[name]).run(ds.X, y, order)  # noqa: E731
                         for name in ("ogd", "fogd", "ogd", "fogd")]
     else:
         raise SystemExit(f"unknown workload {workload!r}")

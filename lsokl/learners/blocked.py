@@ -40,10 +40,9 @@ duplicates, the empty model) always take the exact path.
 
 Regression is not blocked: its prediction is the value f itself (the squared loss sums it and
 regression OGD stores eta (y - f)), so only a bit-identical kernel row keeps it exact. The
-budgeted learners are not blocked either: their support sets are at most B = 100-200 vectors,
-which stay in L1/L2, and most of them change the coefficients of the whole support set at
-every step (decay, shrink, projection), so there is no block-invariant part worth a BLAS call
-(measured in ``benchmarks/RESULTS.md``).
+budgeted learners are not blocked (yet): their rows hold B = 100-200 values that stay in
+cache, so only the scalar exp would be saved, and most of them rescale, shrink or project the
+whole support set at every step; RBP (replacement only) is the one candidate left, not done.
 """
 from __future__ import annotations
 
