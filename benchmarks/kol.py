@@ -56,6 +56,18 @@ KOL_ALGORITHMS = {
 }
 
 
+BUILD = """How to build KOL (it is never part of this repository): with CMake, a C++ compiler and
+Eigen 3 (Debian: `apt-get install cmake g++ libeigen3-dev`), outside the lsokl checkout:
+
+```bash
+git clone https://github.com/LIBOL/KOL && cd KOL && mkdir build && cd build
+cmake .. -DEIGEN_DIR=/usr/include/eigen3/Eigen && make KOL   # -> build/bin/KOL
+KOL_BIN=$PWD/bin/KOL python /path/to/lsokl/benchmarks/kol.py  # or: KOL_BIN=... make bench
+```
+
+`EIGEN_DIR` must be the folder holding the header `Eigen`: KOL's sources `#include <Eigen>`."""
+
+
 def write_libsvm(dataset: str, folder: Path) -> tuple[Path, int]:
     """The benchmark's stream (measure.load_stream order) as a LIBSVM text file, 1-based."""
     import numpy as np
@@ -100,8 +112,7 @@ def main() -> None:
     title = "## Beside the authors' C++ KOL (`benchmarks/kol.py`)"
     if not args.kol or not Path(args.kol).is_file() or not os.access(args.kol, os.X_OK):
         why = ("KOL_BIN is not set" if not args.kol else f"{args.kol} is not an executable file")
-        page.write_section("kol", f"{title}\n\nSkipped: {why}. How to build KOL: see the docstring "
-                           "of `benchmarks/kol.py` (KOL is never part of this repository).")
+        page.write_section("kol", f"{title}\n\nSkipped: {why}.\n\n{BUILD}")
         print(f"skipped: {why}")
         return
     load_start = page.load()
@@ -136,7 +147,7 @@ def main() -> None:
             rows.append(f"| {ds} | KOL parse only (FOGD, D = 1) | {parse_s:.2f} | | | | |")
     lines += [f"Load: {load_start} at the start, {page.load()} at the end.", "",
               "| dataset | algorithm | KOL wall s | lsokl pass s | lsokl faster by | ... less KOL's parse time | mistakes KOL / lsokl |",
-              "|---|---|---|---|---|---|---|", *rows]
+              "|---|---|---|---|---|---|---|", *rows, "", BUILD]
     page.write_section("kol", "\n".join(lines))
     print(f"wrote {page.PAGE}")
 
