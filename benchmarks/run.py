@@ -240,7 +240,7 @@ def sparse_projection_section(args) -> None:
              "256 samples), same stream order, median of "
              f"{args.repeats} passes each in one process; {load_before} at the start, {page.load()} at the end.", "",
              "Mistake counts of the two paths agree up to the summation order of the projection.", "",
-             "| dataset | nnz / row | d | CSR samples/s | dense samples/s | CSR / dense (wall) | CSR / dense (CPU) |",
+             "| dataset | nnz / row | d | CSR samples/s | dense samples/s | CSR speed-up (wall) | CSR speed-up (CPU time) |",
              "|---|---|---|---|---|---|---|"]
     for ds, sparse, dense in rows:
         nnz, d = (f"{sparse['nnz_per_row']:.1f}", sparse["n_features"]) if sparse else ("?", "?")

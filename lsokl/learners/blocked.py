@@ -513,9 +513,13 @@ class BlockedPlay:
             m = int(self.size_[0])
             top = max(stream.sqnorms.max(initial=0.0), self.sv_sqn_[:m].max(initial=0.0))
             exp_table = exp_table_for(int(2 * top) + 1, inv2s2)
-        for t in range(start, stop, BLOCK):
-            idx = order[t:min(t + BLOCK, stop)]
+        t = start
+        while t < stop:
             m0 = int(self.size_[0])
+            # While the support set is empty, one sample at a time: costs nothing, and a short
+            # stream (the runner's warm-up) then reaches the chunk code with m0 > 0 and compiles it.
+            idx = order[t:min(t + (BLOCK if m0 else 1), stop)]
+            t += len(idx)
             xb = None
             if bits is not None:
                 xb = xbits[:len(idx)]
