@@ -14,6 +14,25 @@ A subclass provides:
   counters in ``self.counts_`` / ``self.sq_loss_``;
 * ``_scores(stream)``: decision values for every row of ``stream`` (no update);
 * ``support_size_``: the number of stored support vectors (FOGD: updates, as the authors count).
+
+scikit-learn contract (issue 8). ``task`` is the one source of truth for what kind of estimator a
+learner is: binary and multi-class learners are classifiers (``ClassifierMixin``, which every
+learner inherits through :class:`OnlineLearner`), regression learners must put
+``RegressorMixin`` before the binary class they reuse (``RegressionTask`` does, or list
+``RegressorMixin`` first); a class that says ``task = "regression"`` without it is refused when it
+is defined. Because the regression variants reuse the binary classes' code, they also inherit
+``ClassifierMixin``: their tags (``is_regressor``), ``score`` (R^2) and every behaviour are a
+regressor's; only ``isinstance(est, ClassifierMixin)`` is True, which scikit-learn never consults.
+
+``fit``/``partial_fit``/``predict``/``decision_function`` validate with scikit-learn's own
+``validate_data``/``check_is_fitted``/``check_classification_targets``, so messages and exception
+types are scikit-learn's, and no array reaches compiled code unless its shapes agree (X 2-d with
+at least one row and one feature, finite, real; len(y) == n_samples). :meth:`run`, the hot path
+the runner uses, does the same shape checks without copying the (memory-mapped) data.
+
+Documented expected failures of scikit-learn's estimator checks are declared per class in
+``expected_failed_checks`` ({check name: reason}); they reach the checks through the estimator's
+tags (:class:`LearnerTags`), see ``tests/learners/test_sklearn_contract.py``.
 """
 from __future__ import annotations
 
@@ -22,7 +41,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import ClassifierTags, RegressorTags, Tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .params import Num, OneOf, Seed
 from .randomness import NumpySource, RandomSource
@@ -72,7 +95,21 @@ def checkpoint_steps(n: int, per_pass: int) -> np.ndarray:
     return np.arange(tick, n + 1, tick, dtype=np.int64)
 
 
-class OnlineLearner(BaseEstimator):
+@dataclass(slots=True)
+class LearnerTags(Tags):
+    """scikit-learn's tags plus the checks a learner is documented to fail, {check: reason}."""
+
+    expected_failed_checks: dict = field(default_factory=dict)
+
+
+def expected_failed_checks(estimator) -> dict:
+    """The documented expected failures of any estimator (empty if its tags declare none)."""
+    from sklearn.utils import get_tags
+
+    return dict(getattr(get_tags(estimator), "expected_failed_checks", None) or {})
+
+
+class OnlineLearner(ClassifierMixin, BaseEstimator):
     name: ClassVar[str] = ""
     task: ClassVar[str] = "binary"
     budgeted: ClassVar[bool] = True
@@ -80,6 +117,49 @@ class OnlineLearner(BaseEstimator):
     # False for learners whose ``support_size_`` counts updates rather than stored vectors (FOGD).
     stores_support_vectors: ClassVar[bool] = True
     _params: ClassVar[dict] = {}
+    # scikit-learn estimator checks this learner is documented to fail: {check name: reason}.
+    expected_failed_checks: ClassVar[dict] = {}
+    # Non-empty = why the learner, at its default (paper) settings, scores below scikit-learn's
+    # "reasonable" bar in check_classifiers_train / check_regressors_train (the poor_score tag).
+    poor_score: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.task not in TASKS:
+            raise TypeError(f"{cls.__name__}.task must be one of {TASKS}, got {cls.task!r}")
+        mro = cls.__mro__
+        if cls.task == "regression" and (RegressorMixin not in mro
+                                         or mro.index(RegressorMixin) > mro.index(ClassifierMixin)):
+            raise TypeError(f"{cls.__name__} is a regression learner: list RegressorMixin (or "
+                            "lsokl.learners.tasks.RegressionTask) before its other bases")
+        # The mixins sit before this class in the MRO, so their __sklearn_tags__ would run last
+        # and overwrite ours (RegressorMixin resets regressor_tags); ours already sets what they
+        # set, from ``task``. A subclass that needs more tags defines __sklearn_tags__ itself.
+        if "__sklearn_tags__" not in vars(cls):
+            cls.__sklearn_tags__ = OnlineLearner.__sklearn_tags__
+
+    def __sklearn_tags__(self):
+        base = BaseEstimator.__sklearn_tags__(self)
+        tags = LearnerTags(**{f: getattr(base, f) for f in Tags.__dataclass_fields__})
+        tags.input_tags.sparse = True  # every loop reads CSR rows (lsokl.learners.stream)
+        # A seeded learner replays the same draws, so only an unseedable randomized one is not
+        # deterministic; none is today.
+        tags.non_deterministic = self.randomized and "random_state" not in self._get_param_names()
+        if self.task == "regression":
+            tags.estimator_type = "regressor"
+            tags.classifier_tags = None
+            tags.regressor_tags = RegressorTags(poor_score=bool(self.poor_score))
+        else:
+            tags.estimator_type = "classifier"
+            tags.regressor_tags = None
+            tags.classifier_tags = ClassifierTags(multi_class=self.task == "multiclass",
+                                                  poor_score=bool(self.poor_score))
+        tags.target_tags.required = True
+        tags.expected_failed_checks = dict(type(self).expected_failed_checks)
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "counts_")
 
     # ----------------------------------------------------------------- validation
     def _validate_params(self) -> None:
@@ -87,35 +167,37 @@ class OnlineLearner(BaseEstimator):
         for pname, rule in self._params.items():
             rule.check(owner, pname, getattr(self, pname))
 
-    def _encode_labels(self, y) -> np.ndarray:
-        """Map labels to the compiled loops' convention: +-1 (binary), 0..m-1, or float."""
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
+    def _set_classes(self, classes) -> None:
+        """Fix ``classes_`` (sorted, unique) before the first update; a binary learner refuses
+        more than two, with scikit-learn's wording for binary-only classifiers."""
+        classes = np.unique(np.asarray(classes))
+        if self.task == "binary" and len(classes) > 2:
+            raise ValueError(f"Only binary classification is supported. The type of the target "
+                             f"is multiclass ({len(classes)} classes); {type(self).__name__} is "
+                             "a binary learner, use its multiclass variant.")
+        self.classes_ = classes
+        if self.task == "multiclass":
+            self.n_classes_ = len(classes)
+
+    def _encode_labels(self, y: np.ndarray) -> np.ndarray:
+        """Map validated labels to the compiled loops' convention: +-1 (binary), 0..m-1, float."""
         if self.task == "regression":
-            y = y.astype(np.float64)
-            if not np.all(np.isfinite(y)):
-                raise ValueError("y contains NaN or infinite values")
-            return y
-        if not hasattr(self, "classes_"):
-            self.classes_ = np.unique(y)
+            return np.ascontiguousarray(y, dtype=np.float64)
         unknown = np.setdiff1d(np.unique(y), self.classes_)
         if unknown.size:
-            raise ValueError(f"y has labels {unknown.tolist()} not among classes {self.classes_.tolist()}")
+            raise ValueError(f"y has labels {unknown.tolist()} not among classes "
+                             f"{self.classes_.tolist()} (fixed by the first partial_fit)")
         codes = np.searchsorted(self.classes_, y)
         if self.task == "binary":
-            if len(self.classes_) > 2:
-                raise ValueError(f"{type(self).__name__} is a binary learner but y has "
-                                 f"{len(self.classes_)} classes; use the multiclass variant")
-            if len(self.classes_) == 2:
-                return np.where(codes == 1, 1.0, -1.0)
-            return np.where(self.classes_[0] == -1, -1.0, 1.0) * np.ones(len(y))
+            # With a single class every label is that class: +1 to the loop, decoded back below.
+            return np.where(codes == len(self.classes_) - 1, 1.0, -1.0)
         return codes.astype(np.int64)
 
     def _decode_labels(self, codes: np.ndarray) -> np.ndarray:
         if self.task == "binary":
-            classes = self.classes_ if len(self.classes_) == 2 else np.array([-1, 1])
-            return classes[(codes > 0).astype(int)]
+            if len(self.classes_) == 1:  # never predict a label the learner has not seen
+                return np.full(len(codes), self.classes_[0])
+            return self.classes_[(codes > 0).astype(int)]
         return self.classes_[codes]
 
     # ----------------------------------------------------------------- lifecycle
@@ -143,6 +225,11 @@ class OnlineLearner(BaseEstimator):
         """
         stream = Stream(X)
         y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
+        if stream.n_samples < 1 or stream.n_features < 1:
+            raise ValueError(f"X has shape {(stream.n_samples, stream.n_features)}; a run needs at "
+                             "least one sample and one feature")
         self._check_task_labels(y)
         n = stream.n_samples
         # A private writable copy: a row of a read-only memory-mapped permutation matrix would be
@@ -190,38 +277,72 @@ class OnlineLearner(BaseEstimator):
             raise ValueError("multiclass learners need integer labels 0..m-1")
 
     # ----------------------------------------------------------------- estimator API
+    def _validate_X_y(self, X, y, reset: bool):
+        """scikit-learn's validation: CSR or C-ordered float64 X (2-d, >= 1 row and feature,
+        finite, real), 1-d y of the same length; sets or checks n_features_in_ and
+        feature_names_in_."""
+        X, y = validate_data(self, X, y, reset=reset, accept_sparse="csr", dtype=np.float64,
+                             order="C", y_numeric=self.task == "regression")
+        if self.task != "regression":
+            check_classification_targets(y)
+        return X, y
+
     def partial_fit(self, X, y, classes=None):
-        """Continue the online pass over the rows of X in order (predict, count, update)."""
-        stream = Stream(X)
-        if classes is not None and not hasattr(self, "classes_"):
-            self.classes_ = np.unique(classes)
-        codes = self._encode_labels(y)
-        if not hasattr(self, "counts_"):
-            self._reset(stream.n_features, max(stream.n_samples, 16), None)
-        elif stream.n_features != self.n_features_in_:
-            raise ValueError(f"X has {stream.n_features} features, the model was fitted with "
-                             f"{self.n_features_in_}")
-        self._ensure_capacity(stream.n_samples)
-        order = np.arange(stream.n_samples, dtype=np.int64)
-        self._play(stream, codes, order, 0, stream.n_samples)
-        return self
+        """Continue the online pass over the rows of X in order (predict, count, update).
+
+        Classifiers: ``classes`` (every label the stream will show) is required on the first
+        call and must not change afterwards, as for ``SGDClassifier.partial_fit``."""
+        first = not self.__sklearn_is_fitted__()
+        if self.task != "regression":
+            if first and classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if not first and classes is not None and not np.array_equal(
+                    np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(f"`classes={np.unique(np.asarray(classes)).tolist()}` is not the "
+                                 f"same as on the first call to partial_fit, was: "
+                                 f"{self.classes_.tolist()}")
+        X, y = self._validate_X_y(X, y, reset=first)
+        if first and self.task != "regression":
+            self._set_classes(classes)
+        return self._learn(X, y, first)
 
     def fit(self, X, y):
         """One online pass over X in the given order, from a fresh model."""
         for attr in ("counts_", "classes_", "n_classes_"):
             self.__dict__.pop(attr, None)
-        return self.partial_fit(X, y)
+        X, y = self._validate_X_y(X, y, reset=True)
+        if self.task != "regression":
+            self._set_classes(np.unique(y))
+        return self._learn(X, y, True)
 
-    def decision_function(self, X) -> np.ndarray:
-        self._check_fitted()
+    def _learn(self, X, y, first: bool):
+        codes = self._encode_labels(y)
         stream = Stream(X)
-        if stream.n_features != self.n_features_in_:
-            raise ValueError(f"X has {stream.n_features} features, the model was fitted with "
-                             f"{self.n_features_in_}")
-        return self._scores(stream)
+        if len(codes) != stream.n_samples:  # validate_data guarantees it; compiled code relies on it
+            raise ValueError(f"X has {stream.n_samples} rows but y has {len(codes)} labels")
+        if first:
+            self._reset(stream.n_features, max(stream.n_samples, 16), None)
+        self._ensure_capacity(stream.n_samples)
+        order = np.arange(stream.n_samples, dtype=np.int64)
+        self._play(stream, codes, order, 0, stream.n_samples)
+        return self
+
+    def _raw_scores(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64, order="C")
+        return self._scores(Stream(X))
+
+    @available_if(lambda self: self.task != "regression")  # a regressor's f(x) is predict(X)
+    def decision_function(self, X) -> np.ndarray:
+        """f(x) for every row: shape (n,) for binary (and 2-class multi-class: V_1 - V_0, positive
+        for ``classes_[1]``), (n, m) for m >= 3 classes. Regressors have none: use predict."""
+        scores = self._raw_scores(X)
+        if self.task == "multiclass" and scores.ndim == 2 and scores.shape[1] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
 
     def predict(self, X) -> np.ndarray:
-        scores = self.decision_function(X)
+        scores = self._raw_scores(X)
         if self.task == "regression":
             return scores
         if self.task == "binary":
@@ -229,9 +350,7 @@ class OnlineLearner(BaseEstimator):
         return self._decode_labels(np.argmax(scores, axis=1))  # first index on ties, as MATLAB
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "counts_"):
-            raise ValueError(f"This {type(self).__name__} instance is not fitted yet; call "
-                             "partial_fit, fit or run first.")
+        check_is_fitted(self)
 
     def _ensure_capacity(self, extra: int) -> None:
         """Grow unbounded buffers before ``extra`` more steps (no-op for budget learners)."""

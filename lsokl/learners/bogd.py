@@ -76,6 +76,9 @@ class BOGD(SupportVectorLearner):
 
     name = "bogd"
     task = "binary"
+    # Accuracy measured at 0.55 (< 0.83) in check_classifiers_train: one pass at the authors'
+    # defaults (eta 0.2, gamma 10, lambda 1/n^2) over its 300 points.
+    poor_score = "one pass at the authors' defaults over check_classifiers_train's 300 points"
     budgeted = True
     randomized = True
     _params = {"sigma": SIGMA, "budget": Num(2, float("inf"), "left", integer=True),
@@ -117,6 +120,7 @@ class MulticlassBOGD(MulticlassTask, BOGD):
     ``lam=None`` means 1/n^2 as in ``Experiment_B.m``."""
 
     randomized = False
+    poor_score = ""  # passes check_classifiers_train
     _params = {**{k: v for k, v in BOGD._params.items() if k != "random_state"}, "budget": BUDGET}
 
     def __init__(self, *, sigma: float = 8.0, budget: int = 200, eta: float = 0.5, lam=1e-5,

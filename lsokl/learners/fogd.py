@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from sklearn.base import RegressorMixin
 
 from .base import SEED, SIGMA, OnlineLearner
 from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
@@ -282,7 +283,7 @@ class MulticlassFOGD(FOGD):
                                self.counts_)
 
 
-class RegressionFOGD(FOGD):
+class RegressionFOGD(RegressorMixin, FOGD):
     """Regression FOGD (spec 3, the authors' ``regression/FouGD.m``).
 
     f = w.z(x); w += eta (y - f) z iff |y - f| > ``epsilon``. Defaults are the authors'

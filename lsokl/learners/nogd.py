@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from sklearn.base import RegressorMixin
 
 from .base import SIGMA, VARIANT, round_half_up
 from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
@@ -35,6 +36,7 @@ from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
 from .kernels import JIT, append_slot, gaussian_gram, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
 from .support import SupportVectorLearner
+from .tasks import REGRESSION_POOR_SCORE
 from .tasks import (multiclass_hinge, observe_binary, observe_multiclass, observe_regression,
                     store_pair)
 
@@ -328,7 +330,7 @@ class MulticlassNOGD(NOGD):
         _play_linear_multiclass(Z, yb, self.w_, self._V, float(self.eta), self.counts_)
 
 
-class RegressionNOGD(NOGD):
+class RegressionNOGD(RegressorMixin, NOGD):
     """Regression NOGD (spec 3, the authors' ``regression/NysGD.m``).
 
     Phase 1 stores x_t with eta (y - f) on |y - f| > ``epsilon`` while |S| < B; the first such
@@ -338,6 +340,8 @@ class RegressionNOGD(NOGD):
     paper Table 9 used the eta stored in the .mat files: 0.3 housing, 0.4 mg). ``counts_[1]``
     counts the |y - f| > epsilon events; the authors' file never increments its counter.
     """
+
+    poor_score = REGRESSION_POOR_SCORE  # R^2 0.18 in check_regressors_train, see tasks.py
 
     task = "regression"
     _params = {**NOGD._params, "epsilon": NON_NEGATIVE}

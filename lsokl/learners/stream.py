@@ -18,6 +18,8 @@ class Stream:
     """Float64 rows of X plus their squared norms, ready for the numba loops."""
 
     def __init__(self, X):
+        if np.iscomplexobj(X.data if sp.issparse(X) else X):
+            raise ValueError("Complex data not supported")
         if sp.issparse(X):
             csr = sp.csr_matrix(X, dtype=np.float64, copy=False)
             if not csr.has_sorted_indices:

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 from numba import njit
+from sklearn.base import RegressorMixin
 
 from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
 
@@ -299,11 +300,20 @@ class MulticlassTask:
                         self.scores_)
 
 
-class RegressionTask:
+# Why the epsilon-insensitive regressors score R^2 < 0.5 in scikit-learn's check_regressors_train
+# (measured 0.0-0.3; regression FOGD reaches 0.6): one online pass over its 200 samples at the
+# authors' regression defaults (sigma = 8, small eta, no update inside the epsilon = 0.1 band);
+# the check's bar is set for batch regressors.
+REGRESSION_POOR_SCORE = ("one online pass over 200 samples at the authors' regression defaults "
+                         "(sigma 8, small eta, epsilon-insensitive updates)")
+
+
+class RegressionTask(RegressorMixin):
     """Mixin placed before a binary learner class: update iff |y - f| > epsilon, squared loss
     accumulated in ``sq_loss_``. ``epsilon_`` holds the current threshold (NORMA adapts it)."""
 
     task = "regression"
+    poor_score = REGRESSION_POOR_SCORE
 
     def _allocate(self, n_features, capacity, source):
         super()._allocate(n_features, capacity, source)

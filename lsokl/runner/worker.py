@@ -153,7 +153,8 @@ def diverged(learner, trace, X) -> bool:
     if not all(np.all(np.isfinite(a)) for a in arrays):
         return True
     try:
-        scores = learner.decision_function(X[: min(X.shape[0], 8)])
+        outputs = learner.predict if trace.task == "regression" else learner.decision_function
+        scores = outputs(X[: min(X.shape[0], 8)])
     except (NotImplementedError, ValueError, AttributeError):
         return False
     return not np.all(np.isfinite(np.asarray(scores, dtype=np.float64)))

@@ -64,7 +64,7 @@ def test_regression_matches_plain_python_reference(seed):
     ref = reference.run_regression(X, y, order, sigma=0.5, **kw)
     assert trace.mistakes == ref["mistakes"] and trace.support_size == ref["support_size"] == 9
     assert trace.squared_loss == pytest.approx(ref["squared_loss"], rel=1e-12)
-    np.testing.assert_allclose(model.decision_function(X), ref["scores"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.predict(X), ref["scores"], rtol=0, atol=1e-9)
 
 
 def test_defaults_are_the_authors_script_values_and_deterministic():

@@ -83,7 +83,7 @@ def test_regression_matches_plain_python_reference(seed):
     assert trace.mistakes == ref["events"] == model.counts_[2]
     assert trace.squared_loss == pytest.approx(ref["sq_loss"] / len(y), rel=1e-12)
     np.testing.assert_allclose(model.w_, ref["w"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(model.decision_function(X), ref["decision"](X), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.predict(X), ref["decision"](X), rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("task", ["multiclass", "regression"])

@@ -54,7 +54,7 @@ def test_regression_switch_by_hand():
     assert trace.mistakes == 3 and model.counts_[2] == 3 and model.switched_
     assert trace.squared_loss == pytest.approx((1.0 + d2 * d2 + d3 * d3) / 3, rel=1e-13)
     Xq = np.array([[0.0], [0.7]])
-    np.testing.assert_allclose(model.decision_function(Xq), c * np.exp(-Xq[:, 0] ** 2 / 2),
+    np.testing.assert_allclose(model.predict(Xq), c * np.exp(-Xq[:, 0] ** 2 / 2),
                                rtol=1e-12)
 
 
@@ -99,7 +99,7 @@ def test_regression_matches_plain_python_reference(seed, variant):
     assert trace.mistakes == ref["events"] and model.counts_[2] == ref["updates"]
     assert trace.squared_loss == pytest.approx(ref["sq_loss"] / len(y), rel=1e-10)
     np.testing.assert_array_equal(model.support_vectors(), ref["sv"])
-    np.testing.assert_allclose(model.decision_function(X[:80]), ref["decision"](X[:80]),
+    np.testing.assert_allclose(model.predict(X[:80]), ref["decision"](X[:80]),
                                rtol=0, atol=1e-9)
 
 

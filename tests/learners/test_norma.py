@@ -49,7 +49,7 @@ def test_matches_plain_python_reference(seed):
     assert trace.mistakes == ref["mistakes"] and trace.support_size == ref["support_size"]
     assert trace.squared_loss == pytest.approx(ref["squared_loss"], rel=1e-12)
     assert model.epsilon_[0] == pytest.approx(ref["epsilon"], abs=1e-12)
-    np.testing.assert_allclose(model.decision_function(X), ref["scores"], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.predict(X), ref["scores"], rtol=0, atol=1e-9)
 
 
 def test_defaults_are_the_authors_script_values():
