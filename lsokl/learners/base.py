@@ -122,6 +122,9 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
     # Non-empty = why the learner, at its default (paper) settings, scores below scikit-learn's
     # "reasonable" bar in check_classifiers_train / check_regressors_train (the poor_score tag).
     poor_score: ClassVar[str] = ""
+    # Parameters for scikit-learn's estimator checks (10-300 rows), if the defaults do not fit
+    # them; the contract test instantiates ``cls(**check_params)``. Defaults are the paper's.
+    check_params: ClassVar[dict] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

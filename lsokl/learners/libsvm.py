@@ -42,6 +42,7 @@ class LIBSVM(BatchClassifier):
     """
 
     name = "libsvm"
+    multi_class = True  # SVC's one-vs-one, as LIBSVM's own multi-class mode
     _params = {"C": POSITIVE, "sigma": SIGMA, "tol": POSITIVE, "shrinking": OneOf((True, False)),
                "cache_size": POSITIVE, "max_iter": Num(-1, np.inf, "left", integer=True),
                "time_limit": TIME_LIMIT}
@@ -75,6 +76,7 @@ class LIBSVM(BatchClassifier):
         self.svc_, self.fit_time_ = call_with_time_limit(
             solve, self.time_limit, f"libsvm fit (C={self.C:g}, sigma={self.sigma:g}, n={X.shape[0]})")
         self.classes_ = self.svc_.classes_
+        self.n_iter_ = self.svc_.n_iter_  # SMO iterations (per pair of classes), as SVC reports
         return self
 
     @property

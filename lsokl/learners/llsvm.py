@@ -47,6 +47,7 @@ from numba import njit
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import SEED, SIGMA
@@ -149,6 +150,7 @@ class LLSVM(BatchClassifier):
     budgeted = True
     randomized = True
     trains_in_file_order = True  # the holdout protocol gives it the training rows unpermuted
+    check_params = {"budget": 5}  # landmarks come from the first chunk: scikit-learn's checks fit 10-20 rows
     _params = {"budget": BUDGET, "sigma": SIGMA, "C": POSITIVE,
                "landmarks": OneOf(("kmeans", "random")),
                "kmeans_iter": Num(0, np.inf, "left", integer=True),
@@ -176,9 +178,11 @@ class LLSVM(BatchClassifier):
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)  # a continuous y is refused as scikit-learn words it
         classes = np.unique(y)
         if len(classes) != 2:
-            raise ValueError(f"LLSVM is a binary classifier (as BudgetedSVM's), but y has "
+            raise ValueError(("Only binary classification is supported. " if len(classes) > 2 else "")
+                             + f"LLSVM is a binary classifier (as BudgetedSVM's), but y has "
                              f"{len(classes)} class(es): {classes.tolist()[:10]}")
         first = min(self.chunk_size, X.shape[0])
         if first < self.budget:
@@ -242,11 +246,11 @@ class LLSVM(BatchClassifier):
         check_is_fitted(self, "coef_")
         return int(self.landmarks_.shape[0])
 
-    def transform(self, X) -> np.ndarray:
+    def features(self, X) -> np.ndarray:
         """The Nystrom features e(x) (rank after the eigenvalue cut)."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self.map_.transform(Stream(X))
 
     def decision_function(self, X) -> np.ndarray:
-        return self.transform(X) @ self.coef_
+        return self.features(X) @ self.coef_

@@ -30,7 +30,7 @@ def test_landmarks_equal_all_points_reproduce_the_kernel_matrix():
     sigma = 0.7  # a well-conditioned Gram matrix: no eigenvalue falls under the 1e-5 cut
     m = LLSVM(budget=60, sigma=sigma, landmarks="random", random_state=0).fit(X, y)
     assert sorted(m.initial_rows_) == list(range(60))
-    E = m.transform(X)
+    E = m.features(X)
     assert E.shape == (60, 60)
     np.testing.assert_allclose(E @ E.T, gaussian_gram(X, X, sigma), rtol=0, atol=1e-9)
 
@@ -45,7 +45,7 @@ def test_eigenvalue_cut_mapping_is_the_pinv_nystrom_kernel():
     Z = m.landmarks_
     Kzz = gaussian_gram(Z, Z, sigma)
     assert np.linalg.matrix_rank(Kzz, tol=1e-5 * np.linalg.eigvalsh(Kzz).max()) < 70
-    E = m.transform(X)
+    E = m.features(X)
     assert E.shape[1] < 70 and np.all(np.isfinite(E))
     Kxz = gaussian_gram(X, Z, sigma)
     expected = Kxz @ np.linalg.pinv(Kzz, rcond=1e-5, hermitian=True) @ Kxz.T
@@ -89,7 +89,7 @@ def test_landmarks_come_from_the_first_chunk_in_file_order_and_w_carries_over():
     assert len(chunked.n_iter_) == 2 and len(first.n_iter_) == 1
     # the second chunk continued the first chunk's w: far rows map to ~0 features, so their
     # hinge terms can only be met by keeping w, never by starting again from w = 0
-    E2 = chunked.transform(X[200:])
+    E2 = chunked.features(X[200:])
     assert np.abs(E2).max() < 1e-12
     np.testing.assert_allclose(chunked.coef_, first.coef_, atol=1e-12)
 
