@@ -13,7 +13,7 @@ export LSOKL_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.yaml),$(absp
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,dask]"
+	$(PY) -m pip install --quiet -e ".[dev,dask,river]"
 	touch $(STAMP)
 
 install: $(STAMP)

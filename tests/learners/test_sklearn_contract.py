@@ -19,6 +19,85 @@ from lsokl.learners import registry
 from lsokl.learners.base import expected_failed_checks
 
 
+# Learners that other open issues added and that do not pass every check yet: {class: (who is
+# making it conformant, the checks failing today)}. Strict: a check listed here that starts
+# passing fails this test, so remove it from the list then. A check that cannot pass for a
+# documented reason belongs in the class's own ``expected_failed_checks`` instead.
+NOT_YET_CONFORMANT = {
+    "BKASVM": ("meka (issue 12)", {
+        "check_classifier_data_not_an_array", "check_classifier_not_supporting_multiclass",
+        "check_classifiers_classes", "check_classifiers_one_label", "check_dict_unchanged",
+        "check_dont_overwrite_parameters", "check_dtype_object", "check_estimator_sparse_array",
+        "check_estimator_sparse_matrix", "check_estimator_sparse_tag", "check_estimators_dtypes",
+        "check_estimators_fit_returns_self", "check_estimators_nan_inf",
+        "check_estimators_overwrite_params", "check_estimators_pickle",
+        "check_estimators_unfitted", "check_f_contiguous_array_estimator", "check_fit2d_1feature",
+        "check_fit2d_1sample", "check_fit2d_predict1d", "check_fit_score_takes_y",
+        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+        "check_n_features_in_after_fitting", "check_pipeline_consistency",
+        "check_readonly_memmap_input", "check_supervised_y_2d",
+    }),
+    "DSG": ("dsg (issue 13)", {
+        "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
+        "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+        "check_estimator_sparse_tag", "check_estimators_empty_data_messages",
+        "check_estimators_fit_returns_self", "check_estimators_overwrite_params",
+        "check_f_contiguous_array_estimator", "check_fit2d_predict1d", "check_fit_score_takes_y",
+        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+        "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
+        "check_readonly_memmap_input",
+    }),
+    "FastfoodSVM": ("meka (issue 12)", {
+        "check_classifier_not_supporting_multiclass", "check_non_transformer_estimators_n_iter",
+    }),
+    "KernelNORMA": ("dsg (issue 13)", {
+        "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
+        "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+        "check_estimator_sparse_tag", "check_estimators_empty_data_messages",
+        "check_estimators_fit_returns_self", "check_estimators_overwrite_params",
+        "check_f_contiguous_array_estimator", "check_fit2d_predict1d", "check_fit_score_takes_y",
+        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+        "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
+        "check_readonly_memmap_input",
+    }),
+    "KernelSDCA": ("dsg (issue 13)", {
+        "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
+        "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+        "check_estimator_sparse_tag", "check_estimators_empty_data_messages",
+        "check_estimators_fit_returns_self", "check_estimators_overwrite_params",
+        "check_f_contiguous_array_estimator", "check_fit2d_predict1d", "check_fit_score_takes_y",
+        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+        "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
+        "check_readonly_memmap_input",
+    }),
+    "LIBSVMSubsample": ("meka (issue 12)", {
+        "check_classifiers_classes", "check_classifiers_train", "check_fit2d_1feature",
+    }),
+    "MulticlassDSG": ("dsg (issue 13)", {
+        "check_complex_data", "check_dtype_object", "check_estimator_sparse_tag",
+        "check_estimators_empty_data_messages", "check_fit2d_predict1d",
+        "check_methods_subset_invariance", "check_n_features_in_after_fitting",
+    }),
+    "NystromPegasos": ("dsg (issue 13)", {
+        "generating the checks",
+    }),
+    "NystromSDCA": ("dsg (issue 13)", {
+        "generating the checks",
+    }),
+    "RandomFeaturePegasos": ("dsg (issue 13)", {
+        "generating the checks",
+    }),
+    "RandomFeatureSDCA": ("dsg (issue 13)", {
+        "generating the checks",
+    }),
+    "RegressionDSG": ("dsg (issue 13)", {
+        "check_complex_data", "check_dtype_object", "check_estimator_sparse_tag",
+        "check_estimators_empty_data_messages", "check_fit2d_predict1d",
+        "check_n_features_in_after_fitting",
+    }),
+}
+
+
 def _cannot_generate(name, error):
     def check(estimator):
         raise AssertionError(f"scikit-learn could not even list the checks for {name}: {error}")
@@ -32,12 +111,17 @@ def _learner_checks():
     for task, name in sorted(registry.LEARNERS):
         cls = registry.get(name, task)
         estimator = cls(**getattr(cls, "check_params", {}))
+        owner, pending = NOT_YET_CONFORMANT.get(cls.__name__, ("", ()))
+        expected = {**expected_failed_checks(estimator),
+                    **{check: f"not conformant yet, {owner} is on it" for check in pending}}
         try:
             yield from list(estimator_checks_generator(
-                estimator, legacy=True, expected_failed_checks=expected_failed_checks(estimator),
-                mark="xfail", xfail_strict=True))
+                estimator, legacy=True, expected_failed_checks=expected, mark="xfail",
+                xfail_strict=True))
         except Exception as exc:  # noqa: BLE001 - reported as this learner's failure
-            yield pytest.param(estimator, _cannot_generate(f"{task}/{name}", exc),
+            marks = [pytest.mark.xfail(reason=expected["generating the checks"], strict=True)] \
+                if "generating the checks" in expected else []
+            yield pytest.param(estimator, _cannot_generate(f"{task}/{name}", exc), marks=marks,
                                id=f"{type(estimator).__name__}-generating the checks")
 
 
