@@ -74,6 +74,12 @@ def test_folder_of_a_killed_fetch_is_removed_by_the_next_fetch(tmp_path, use_reg
     assert not list(own_cache.glob(".fetch-*"))
     assert any("left in the cache by an interrupted fetch" in w for w in res.warnings), res.warnings
 
+    dead = own_cache / ".fetch-toy-killed"  # another killed fetch; its owner's lock is gone
+    dead.mkdir()
+    (dead / ".owner.lock").write_text("")
+    again = fetch("toy", mirror=mirror, progress=False)  # cached: nothing to download, still cleans up
+    assert again.cached == ["train"] and not dead.exists()
+
 
 def test_folders_in_use_or_recent_without_lock_are_kept(own_cache):
     from lsokl.data.fetch import UNLOCKED_STALE_AFTER_S, _hold_lock

@@ -355,6 +355,9 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
             raise DataError(f"dataset {spec.name!r} has no {s!r} split (it has {', '.join(spec.splits)})")
     required = set(splits) if splits else {"train"}
     result = FetchResult(spec.name)
+    # every fetch, even of a cached dataset, clears what killed fetches left behind
+    for folder, freed in remove_stale_temporaries():
+        result.warnings.append(f"removed {folder.name} ({_mb(freed)}), left in the cache by an interrupted fetch")
     todo = []
     for s in wanted:
         if not force and cache.is_complete(spec.name, s, spec.spec_hash):
@@ -370,15 +373,13 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
 
     root = cache.root()
     root.mkdir(parents=True, exist_ok=True)
-    for folder, size in remove_stale_temporaries(root):
-        result.warnings.append(f"removed {folder.name} ({_mb(size)}), left in the cache by an interrupted fetch")
-    # the lock marks the folder as in use, so a concurrent fetch's clean-up leaves it alone
     if progress:
         from ..progress import Steps
 
         say = Steps(spec.name)
     else:
         say = None
+    # the lock marks the folder as in use, so a concurrent fetch's clean-up leaves it alone
     with tempfile.TemporaryDirectory(dir=root, prefix=f".fetch-{spec.name}-") as tmp, _hold_lock(Path(tmp)):
         workdir = Path(tmp)
         obtained: dict[tuple, tuple[Path, str, str, bool]] = {}  # one download per file even if splits share it
