@@ -31,8 +31,10 @@ from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 
 
 @njit(**JIT)
-def _play_block(P, yb, w, zc, zs, eta, counts):
-    """Strict online pass over a block given its projections P[r] = U' x_r."""
+def _play_block(P, yb, w, zc, zs, eta, counts, w_sum=None):
+    """Strict online pass over a block given its projections P[r] = U' x_r. With ``w_sum``
+    (KOL's averaged model, ``w_fogd_sum``) w is also added to it after every update; without it
+    the branch is compiled away."""
     D = zc.shape[0]
     wc = w[:D]
     ws = w[D:]
@@ -48,6 +50,8 @@ def _play_block(P, yb, w, zc, zs, eta, counts):
             step = eta * yi
             axpy(step, zc, wc)
             axpy(step, zs, ws)
+            if w_sum is not None:
+                axpy(1.0, w, w_sum)
 
 
 @njit(**JIT)
@@ -60,27 +64,6 @@ def _play_csr(indptr, indices, values, order, start, stop, y, U, p, w, zc, zs, e
         csr_row_times_dense(indptr, indices, values, i, U, p)
         _play_block(p.reshape(1, p.shape[0]), y[i:i + 1], w, zc, zs, eta, counts)
 
-
-@njit(**JIT)
-def _play_block_averaged(P, yb, w, w_sum, zc, zs, eta, counts):
-    """``_play_block`` that also adds w to ``w_sum`` after every update (KOL's averaged model,
-    ``w_fogd_sum``), for testing with the average of w over the updates."""
-    D = zc.shape[0]
-    wc = w[:D]
-    ws = w[D:]
-    for r in range(P.shape[0]):
-        sincos(P[r], zc, zs)
-        f = dot(wc, zc) + dot(ws, zs)
-        yi = yb[r]
-        counts[0] += 1
-        if (1.0 if f >= 0.0 else -1.0) != yi:
-            counts[1] += 1
-        if yi * f < 1.0:
-            counts[2] += 1
-            step = eta * yi
-            axpy(step, zc, wc)
-            axpy(step, zs, ws)
-            axpy(1.0, w, w_sum)
 
 
 @njit(**REDUCE_JIT)
@@ -237,7 +220,7 @@ class FOGD(OnlineLearner):
         """The strict online loop over one block, given its projections P = X[block] U."""
         eta = float(self.eta)
         if getattr(self, "w_sum_", None) is not None:
-            _play_block_averaged(P, yb, self.w_, self.w_sum_, self._zc, self._zs, eta, self.counts_)
+            _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_, self.w_sum_)
         elif self.w_.dtype == np.float32:
             _play_block32(P, yb, self.w_, self._zc, self._zs, self._zc32, self._zs32, eta,
                           self.counts_)

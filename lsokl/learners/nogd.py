@@ -73,8 +73,10 @@ def _play_kernel(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, si
 
 
 @njit(**JIT)
-def _play_linear(Z, yb, w, eta, counts):
-    """Phase 2 over a block of precomputed features Z[r] = M k(x_r)."""
+def _play_linear(Z, yb, w, eta, counts, w_sum=None, n_sum=None):
+    """Phase 2 over a block of precomputed features Z[r] = M k(x_r). With ``w_sum`` (KOL's
+    averaged model, ``w_nogd_sum``) w is added to it after every update and ``n_sum[0]`` counts
+    them; without it the branch is compiled away."""
     for r in range(Z.shape[0]):
         z = Z[r]
         f = dot(w, z)
@@ -85,23 +87,9 @@ def _play_linear(Z, yb, w, eta, counts):
         if yi * f < 1.0:
             counts[2] += 1
             axpy(eta * yi, z, w)
-
-
-@njit(**JIT)
-def _play_linear_averaged(Z, yb, w, w_sum, n_sum, eta, counts):
-    """``_play_linear`` that also adds w to ``w_sum`` after every update (KOL's ``w_nogd_sum``)."""
-    for r in range(Z.shape[0]):
-        z = Z[r]
-        f = dot(w, z)
-        yi = yb[r]
-        counts[0] += 1
-        if (1.0 if f >= 0.0 else -1.0) != yi:
-            counts[1] += 1
-        if yi * f < 1.0:
-            counts[2] += 1
-            axpy(eta * yi, z, w)
-            axpy(1.0, w, w_sum)
-            n_sum[0] += 1
+            if w_sum is not None:
+                axpy(1.0, w, w_sum)
+                n_sum[0] += 1
 
 
 @njit(**JIT)
@@ -274,8 +262,7 @@ class NOGD(SupportVectorLearner):
     def _play_linear(self, Z, yb) -> None:
         """Phase 2 over one block of Nystrom features."""
         if self.w_sum_ is not None:
-            _play_linear_averaged(Z, yb, self.w_, self.w_sum_, self._n_sum, float(self.eta),
-                                  self.counts_)
+            _play_linear(Z, yb, self.w_, float(self.eta), self.counts_, self.w_sum_, self._n_sum)
         else:
             _play_linear(Z, yb, self.w_, float(self.eta), self.counts_)
 
