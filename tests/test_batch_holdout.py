@@ -205,6 +205,7 @@ def test_a_grid_where_no_candidate_finishes_fails_the_outer_cell_with_the_reason
     outer = [r for r in recs if (r.get("error") or {}).get("type") == "SelectionError"]
     assert s.exit_code != 0 and len(outer) == 2
     assert all(c["status"] == "failed" for c in outer[0]["holdout"]["selection"]["candidates"])
+    assert "CV folds" in outer[0]["error"]["message"]
     assert sum((r.get("error") or {}).get("type") == "FitTimeLimitError" for r in recs) == 9
 
 

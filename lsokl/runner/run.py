@@ -275,7 +275,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
                     config_name=exp.name, algorithm=cell.algorithm,
                     fields={"holdout": {"selection": summary_sel}},
                     error={"type": "SelectionError", "traceback": None,
-                           "message": "no candidate of `select` finished ok on the validation data"}))
+                           "message": "no candidate of `select` finished ok in its inner fits (validation cut or CV folds)"}))
                 continue
             second.append((job, dkey))
         dispatch(second)
