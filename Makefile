@@ -7,13 +7,15 @@ STAMP := $(VENV)/.installed
 # The shared data folder doubles as an offline mirror when it exists beside the clone.
 export LSOKL_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.yaml),$(abspath ../shared/data),)
 
-.PHONY: install demo test smoke bench reproduce-table5 reproduce-table7 reproduce-table9 reproduce-meka clean \
+.PHONY: install demo test test-boundscheck smoke bench reproduce-table5 reproduce-table7 reproduce-table9 reproduce-meka clean \
 	reproduce-bpegasosm-table1 bench-bsgd
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev,dask,river]"
+	@# remember the mirror for commands typed outside make (README commands, offline); keeps an existing setting
+	test -z "$(LSOKL_DATA_MIRROR)" || $(LSOKL) config mirror "$(LSOKL_DATA_MIRROR)" --keep
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -24,6 +26,13 @@ demo: $(STAMP)  ## a small real experiment, offline: prints a table
 
 test: $(STAMP)  ## the whole test suite (reference-run checks skip without ../shared/data)
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# Compiled loops with bounds checks on (fresh numba cache: cached code was built without them):
+# every learner through the scikit-learn checks that feed it odd shapes, plus the length tests.
+BOUNDSCHECK_CHECKS := check_fit2d_1sample or check_fit2d_1feature or check_classifiers_one_label or check_estimators_partial_fit_n_features or check_estimator_sparse_matrix or check_classifiers_train or check_regressors_train or mismatched or degenerate
+test-boundscheck: $(STAMP)  ## the contract suite's shape checks with NUMBA_BOUNDSCHECK=1 (CI runs it)
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$$(mktemp -d) $(PY) -m pytest -q -p no:cacheprovider \
+		tests/learners/test_sklearn_contract.py -k "$(BOUNDSCHECK_CHECKS)"
 
 bench: $(STAMP)  ## benchmarks/RESULTS.md, one section per script (see benchmarks/page.py)
 	$(PY) benchmarks/run.py

@@ -45,3 +45,4 @@ def load_authors_mat(path: Path):
 def _tmp_data_dir(tmp_path_factory, monkeypatch):
     """Tests never write into the user's real cache."""
     monkeypatch.setenv("LSOKL_DATA_DIR", str(tmp_path_factory.getbasetemp() / "lsokl-cache"))
+    monkeypatch.setenv("LSOKL_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "lsokl-config"))

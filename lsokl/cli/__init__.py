@@ -24,6 +24,7 @@ def _root() -> None:
 from . import data as _data  # noqa: E402,F401  (registers `fetch`, `datasets`)
 from . import experiments as _experiments  # noqa: E402,F401  (registers `run`, `report`)
 from . import learners as _learners  # noqa: E402,F401  (registers `algorithms`)
+from . import settings as _settings  # noqa: E402,F401  (registers `config`)
 
 
 def main() -> None:

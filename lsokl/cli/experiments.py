@@ -115,7 +115,7 @@ def _interrupted(config, out, written, dataset, algorithm, jobs, backend, schedu
 
 @app.command("run")
 def run(
-    config: Path = typer.Argument(..., help="experiment config (YAML)", exists=True, dir_okay=False),
+    config: Path = typer.Argument(..., help="experiment config: a YAML file, or the name of a shipped one (table5, binary, ...)"),
     dataset: list[str] = typer.Option([], "-d", "--dataset", help="only this dataset (repeatable)"),
     algorithm: list[str] = typer.Option(
         [], "-a", "--algorithm", help="only this algorithm, e.g. fogd or 'fogd[eta=0.002]' (repeatable)"),
@@ -146,8 +146,11 @@ def run(
     from ..config import load_config
     from ..runner import run_experiment
 
+    from ..packaged import resolve_config
+
     out, written = results, []
     try:
+        config = resolve_config(config)  # a path, or a shipped config's name; a miss lists them
         exp = load_config(config, max_cells=max_cells)
         for w in exp.warnings:
             console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)

@@ -131,8 +131,10 @@ def sha256_of(path: Path) -> str:
 
 
 def mirror_setting(mirror: str | os.PathLike | None) -> str | None:
-    if mirror is None:
-        mirror = os.environ.get(MIRROR_ENV) or None
+    if mirror is None:  # $LSOKL_DATA_MIRROR, else the persistent `lsokl config mirror` setting
+        from ..packaged import setting
+
+        mirror = setting("mirror")
     return str(mirror) if mirror is not None else None
 
 

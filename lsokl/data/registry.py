@@ -21,7 +21,8 @@ from .dataset import TASKS
 #: Bump when a reader or the cache layout changes meaning, so caches written by older code are rebuilt.
 PARSER_VERSION = 1
 
-REGISTRY_PATH = Path(__file__).resolve().parents[2] / "datasets.yaml"
+# Shipped in the package (lsokl/datasets.yaml, a symlink to the repository's top-level file).
+REGISTRY_PATH = Path(__file__).resolve().parents[1] / "datasets.yaml"
 
 FORMATS = ("libsvm", "mat", "csv", "idx", "hdf5")
 SOURCES = ("lsokl-mat", "libsvm", "uci", "mlbench")
