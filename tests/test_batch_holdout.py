@@ -216,3 +216,29 @@ def test_permutations_in_an_algorithm_entry_sets_its_repetitions(tmp_path):
     for c in exp.cells:
         counts[c.algorithm] = counts.get(c.algorithm, 0) + 1
     assert counts == {"libsvm": 1, "llsvm": 5}
+
+
+def test_table3_config_expands_to_the_papers_settings():
+    """configs/table3.yaml: B/D from the paper's column headers, one run of each batch solver,
+    5 permutations of each online learner, a declared reduced CV for every row."""
+    from pathlib import Path
+
+    from lsokl.runner import selection
+
+    exp = load_config(Path(__file__).resolve().parents[1] / "configs" / "table3.yaml")
+    assert exp.protocol == "holdout" and set(exp.datasets) == {"w7a", "a9a", "w8a", "codrna", "kddcup99"}
+    headers = {"w7a": (400, 1600), "codrna": (400, 1600), "a9a": (1000, 4000), "w8a": (1000, 4000),
+               "kddcup99": (200, 400)}
+    for ds, (B, D) in headers.items():
+        cells = [c for c in exp.cells if c.dataset == ds]
+        counts = {}
+        for c in cells:
+            counts[c.algorithm] = counts.get(c.algorithm, 0) + 1
+            p = c.param_dict
+            assert p.get("budget", B) == B and p.get("n_fourier", D) == D
+            _, opts, grid = selection.options_of(c)
+            assert opts["folds"] == 5 and opts["subsample"] == 3000 and opts["reduced"]
+            assert "sigma" in grid and len(grid) == 2
+        assert counts == {"libsvm": 1, "llsvm": 1, "fogd": 5, "nogd": 5, "bsgd-m": 5, "bsgd-r": 5}
+    assert exp.datasets["w7a"].test_fraction is None and exp.datasets["a9a"].test_fraction is None
+    assert all(exp.datasets[d].test_fraction == 0.2 for d in ("w8a", "codrna", "kddcup99"))
