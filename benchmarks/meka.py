@@ -26,10 +26,7 @@ With ``--out FILE`` the results replace the block between ``<!-- meka:start -->`
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,15 +38,9 @@ STEP = {"TC": "clustering", "TW": "diagonal", "TL": "links"}
 
 
 def machine() -> str:
-    model = platform.processor() or "?"
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name"):
-                model = line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{os.cpu_count()} CPUs ({model}), load average {load} (1, 5, 15 min)"
+    from lsokl.report.meka import machine_load
+
+    return machine_load()
 
 
 def one_thread():

@@ -11,8 +11,6 @@ Resumable: finished cells are skipped. Datasets absent offline are listed as mis
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -20,22 +18,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TARGETS = ("table7", "table8", "table5", "table3", "table2", "fig10")
-
-
-def machine_load() -> str:
-    """The load and CPU model beside the timings (they were measured on a shared machine)."""
-    try:
-        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        load = "?"
-    model = platform.processor() or "?"
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name"):
-                model = line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return f"Measured with load average {load} on {os.cpu_count()} CPUs ({model})."
 
 
 def main(argv=None) -> int:
@@ -57,7 +39,7 @@ def main(argv=None) -> int:
         config = REPO / "configs" / f"meka-{target}.yaml"
         results = REPO / "results" / f"meka-{target}"
         print(f"== meka-{target}: {config.relative_to(REPO)} -> {results.relative_to(REPO)}", flush=True)
-        before = machine_load()
+        before = f"Measured on {meka.machine_load()}."
         rc = subprocess.call([*lsokl, "run", str(config), "--results", str(results), "-j", str(args.jobs), "-q"])
         code = code or rc
         report = results / "report"

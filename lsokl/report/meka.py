@@ -34,6 +34,26 @@ T7_TOL = {"nystrom": 0.05, "rnys": 0.05, "knys": 0.05, "rks": 0.05, "fastfood": 
 T8_TOL = {"nystrom": 0.05, "knys": 0.05, "meka": 0.10}
 
 
+def machine_load() -> str:
+    """CPU count, model and load average, printed beside every timing (they come from a shared machine)."""
+    import os
+    import platform
+    import subprocess
+
+    model = platform.processor() or "?"
+    try:
+        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
+            if line.startswith("Model name"):
+                model = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    try:
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        load = "?"
+    return f"{os.cpu_count()} CPUs ({model}), load average {load} (1, 5, 15 min)"
+
+
 def published(table: int) -> pd.DataFrame:
     path = resources.files("lsokl.report") / "paper_tables" / f"meka2017_table{table}.csv"
     with resources.as_file(path) as p:
