@@ -45,9 +45,9 @@ def main(argv=None) -> int:
         report = results / "report"
         fn = meka.TABLES[target]
         if target == "table5":
-            fn(results, report, load=f"{before} (at the start of the run)")
+            fn(results, report, load=f"{before} (at the start of the run)", config=config)
         else:
-            fn(results, report)
+            fn(results, report, config=config)
         shutil.copy(report / "table.md", results / f"meka-{target}.md")
     return code
 

@@ -60,9 +60,20 @@ def published(table: int) -> pd.DataFrame:
         return pd.read_csv(p)
 
 
-def records(root) -> pd.DataFrame:
+def records(root, config=None) -> pd.DataFrame:
+    """The records under ``root``; with ``config`` (a path), only those of its current cells (a
+    results folder keeps records of earlier settings, e.g. before a parameter was added)."""
+    wanted = None
+    if config is not None:
+        from ..config import load_config
+
+        wanted = {(c.dataset, c.algorithm, json.dumps(c.param_dict, sort_keys=True))
+                  for c in load_config(config).cells}
     rows = []
     for r in ResultStore(root).records():
+        if wanted is not None and (r["dataset"], r["algorithm"],
+                                   json.dumps(r["params"], sort_keys=True)) not in wanted:
+            continue
         a = r.get("approximation") or {}
         h = r.get("holdout") or {}
         rows.append({
@@ -166,8 +177,8 @@ def _order_check(cmp: pd.DataFrame, ds: str) -> str:
             + ", ".join(f"{DISPLAY.get(k, k)} {v:.4f}" for k, v in sorted(m.items(), key=lambda kv: kv[1])) + ").")
 
 
-def table7(root, out) -> pd.DataFrame:
-    df = records(root)
+def table7(root, out, config=None) -> pd.DataFrame:
+    df = records(root, config)
     cmp = _compare(df, published(7), "rel_error", T7_TOL)
     lines = _markdown(cmp, "MEKA Table 7: relative kernel approximation error ||G - G~||_F / ||G||_F", "relative error")
     lines += ["", _order_check(cmp, "pendigit")] + _variants(df, cmp) + _footer(root, df)
@@ -192,8 +203,8 @@ def _variants(df, cmp) -> list[str]:
     return lines
 
 
-def table8(root, out) -> pd.DataFrame:
-    df = records(root)
+def table8(root, out, config=None) -> pd.DataFrame:
+    df = records(root, config)
     cmp = _compare(df, published(8), "test_rmse", T8_TOL, absolute={"wine": 0.03})
     # cpusmall: MEKA-PSD's tolerance is 15% (spec section 7)
     sel = (cmp["dataset"] == "cpusmall") & (cmp["learner"] == "meka")
@@ -204,8 +215,8 @@ def table8(root, out) -> pd.DataFrame:
     return cmp
 
 
-def table5(root, out, load: str = "") -> pd.DataFrame:
-    df = records(root)
+def table5(root, out, load: str = "", config=None) -> pd.DataFrame:
+    df = records(root, config)
     pub = published(5)
     rows = []
     for _, p in pub.iterrows():
@@ -234,8 +245,8 @@ def table5(root, out, load: str = "") -> pd.DataFrame:
     return cmp
 
 
-def table3(root, out) -> pd.DataFrame:
-    df = records(root)
+def table3(root, out, config=None) -> pd.DataFrame:
+    df = records(root, config)
     pub = published(3)
     lines = ["# MEKA Table 3: numerical rank of the 5 x 5 kernel blocks, k-means vs random partition", "",
              "Paper: 4000 ijcnn1 points. **pendigits here is a STAND-IN** (ijcnn1 is not in the offline mirror): "
@@ -276,8 +287,8 @@ def _matrix(M) -> str:
     return "\n".join([head, sep, *body])
 
 
-def table2(root, out) -> pd.DataFrame:
-    df = records(root)
+def table2(root, out, config=None) -> pd.DataFrame:
+    df = records(root, config)
     pub = published(2)
     rows = []
     for learner in ["bka-svm", "libsvm", "libsvm-subsample", "llsvm", "fastfood-svm"]:
@@ -305,13 +316,13 @@ def table2(root, out) -> pd.DataFrame:
     return cmp
 
 
-def fig10(root, out) -> pd.DataFrame:
+def fig10(root, out, config=None) -> pd.DataFrame:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    df = records(root)
+    df = records(root, config)
     ok = df[df["status"] == "ok"]
     agg = (ok.groupby(["dataset", "learner", "rank"])
            .agg(memory=("memory", "median"), error=("value", "median"), lo=("value", "min"),
@@ -362,10 +373,11 @@ TABLES = {"table7": table7, "table8": table8, "table5": table5, "table3": table3
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 2 or argv[0] not in TABLES:
-        print(f"usage: python -m lsokl.report.meka {{{','.join(TABLES)}}} RESULTS [OUT]", file=sys.stderr)
+        print(f"usage: python -m lsokl.report.meka {{{','.join(TABLES)}}} RESULTS [OUT [CONFIG]]", file=sys.stderr)
         return 2
     root = Path(argv[1])
-    TABLES[argv[0]](root, Path(argv[2]) if len(argv) > 2 else root / "report")
+    config = Path(argv[3]) if len(argv) > 3 else None
+    TABLES[argv[0]](root, Path(argv[2]) if len(argv) > 2 else root / "report", config=config)
     return 0
 
 
