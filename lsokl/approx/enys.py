@@ -38,7 +38,7 @@ class EnsembleNystrom(LowRankApproximation):
                              f"experts={t} experts; choose rank >= experts")
         self._check_rank(X.shape[0], per)
         self.experts_ = []
-        with timed(self.timings_, "factor"):
+        with timed(self.timings_, "factor", self.cpu_timings_):
             for child in rng.spawn(t):
                 self.experts_.append(Nystrom(rank=per, gamma=self.gamma,
                                              landmark_factor=self.landmark_factor).fit(X, seed=child))

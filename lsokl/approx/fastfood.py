@@ -57,7 +57,7 @@ class Fastfood(LowRankApproximation):
             raise ValueError(f"Fastfood: rank={self.rank} is smaller than the padded dimension "
                              f"d'={dp} (d={d}); Fastfood needs rank >= d' (the paper's 'na')")
         blocks = -(-int(self.rank) // dp)
-        with timed(self.timings_, "factor"):
+        with timed(self.timings_, "factor", self.cpu_timings_):
             self.dim_ = dp
             self.B_ = rng.choice([-1.0, 1.0], size=(blocks, dp))
             self.Pi_ = np.stack([rng.permutation(dp) for _ in range(blocks)])

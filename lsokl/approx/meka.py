@@ -134,7 +134,7 @@ class MEKA(KernelApproximation):
         r_cluster, r_diag, r_link = rng.spawn(3)
         sqn = row_sqnorms(X)
 
-        with timed(self.timings_, "clustering"):
+        with timed(self.timings_, "clustering", self.cpu_timings_):
             self._cluster(X, c, r_cluster)
             self.centre_kernel_ = gaussian_block(self.centres_, self.centres_, gamma)
             self.dropped_ = dropped_pairs(self.centre_kernel_, float(self.eta),
@@ -150,7 +150,7 @@ class MEKA(KernelApproximation):
         self.offsets_ = np.concatenate([[0], np.cumsum(self.ranks_)])
 
         stream = Stream(X)
-        with timed(self.timings_, "diagonal"):
+        with timed(self.timings_, "diagonal", self.cpu_timings_):
             self.maps_, self.blocks_ = [], []
             for s, idx in enumerate(members):
                 k_s = int(self.ranks_[s])
@@ -162,7 +162,7 @@ class MEKA(KernelApproximation):
 
         K = int(self.offsets_[-1])
         L = np.zeros((K, K))
-        with timed(self.timings_, "links"):
+        with timed(self.timings_, "links", self.cpu_timings_):
             for s in range(c):
                 a0, a1 = self.offsets_[s], self.offsets_[s + 1]
                 L[a0:a1, a0:a1] = np.eye(a1 - a0)
@@ -174,7 +174,7 @@ class MEKA(KernelApproximation):
                     L[a0:a1, b0:b1] = L_st
                     L[b0:b1, a0:a1] = L_st.T
         if self.psd:
-            with timed(self.timings_, "psd"):
+            with timed(self.timings_, "psd", self.cpu_timings_):
                 lam, U = np.linalg.eigh(L)
                 self.negative_eigenvalues_ = int(np.sum(lam < 0))
                 L = (U * np.maximum(lam, 0.0)) @ U.T

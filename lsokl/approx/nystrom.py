@@ -77,10 +77,10 @@ class NystromFamily(LowRankApproximation):
     def _fit(self, X, rng):
         n = X.shape[0]
         self._check_rank(n, int(self.rank))
-        with timed(self.timings_, "landmarks"):
+        with timed(self.timings_, "landmarks", self.cpu_timings_):
             landmarks = self._landmarks(X, rng)
         self._check_rank(len(landmarks), int(self.rank), what="landmarks")
-        with timed(self.timings_, "factor"):
+        with timed(self.timings_, "factor", self.cpu_timings_):
             self.map_ = landmark_map(landmarks, float(self.gamma), int(self.rank),
                                      self._eigenpairs(rng))
             self.Z_ = map_rows(self.map_, Stream(X))

@@ -29,7 +29,7 @@ class RandomFourier(LowRankApproximation):
         self.random_state = random_state
 
     def _fit(self, X, rng):
-        with timed(self.timings_, "factor"):
+        with timed(self.timings_, "factor", self.cpu_timings_):
             source = NumpySource(rng)  # default_rng(Generator) is that generator
             self.map_ = FourierMap.draw(source, X.shape[1], int(self.rank), self.sigma)
             self.Z_ = self.transform(X)

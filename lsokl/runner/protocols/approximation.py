@@ -19,8 +19,8 @@ repetitions, each with its own seed). Config keys (top level, or per dataset)::
 
 The record (``lsokl.results.record``): ``metric`` = ``rel_error`` (or ``test_rmse`` with
 ``krr``), ``value`` its value, ``time_s`` = the approximation's build time, and
-``approximation`` = {memory, rank, timings (seconds per step: MEKA's clustering, diagonal,
-links), rows, rows_seed, rel_error, n_train, n_test, lambda, test_rmse, block_ranks, ...}.
+``approximation`` = {memory, rank, timings and cpu_timings (wall-clock and CPU seconds per step:
+MEKA's clustering, diagonal, links), rows, rows_seed, rel_error, n_train, n_test, lambda, test_rmse, block_ranks, ...}.
 The full-matrix error on a dataset with n > 60000 is refused before anything is allocated.
 """
 from __future__ import annotations
@@ -173,7 +173,8 @@ def run_cell(job, data) -> Outcome:
             X_fit = X
         approx.fit(X_fit, seed=fit_seed)
         info.update(memory=approx.memory_, rank=int(_rank(approx)), n_train=int(X_fit.shape[0]),
-                    timings={k: float(v) for k, v in approx.timings_.items()})
+                    timings={k: float(v) for k, v in approx.timings_.items()},
+                    cpu_timings={k: float(v) for k, v in approx.cpu_timings_.items()})
         for attr in ("ranks_", "dropped_", "negative_eigenvalues_"):
             if hasattr(approx, attr):
                 val = getattr(approx, attr)
