@@ -8,13 +8,15 @@
 
 scikit-learn's ``KMeans`` (k-means++ seeding, ``n_init`` restarts) is a different algorithm, so it
 is used only where the paper used MATLAB's ``kmeans`` (BKA-SVM). Distances are
-||x||^2 - 2 x.c + ||c||^2 by one BLAS product per chunk; ties go to the lowest index.
+||x||^2 - 2 x.c + ||c||^2 (one BLAS product per chunk when assigning all points; MEKA's Lloyd
+iterations are one compiled pass each, as ``mykmeans.cpp``); ties go to the lowest index.
 """
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from ..learners.kernels import row_sqnorms
+from ..learners.kernels import JIT, row_sqnorms
 
 CHUNK = 65536
 
@@ -40,22 +42,64 @@ def label_means(X: np.ndarray, labels: np.ndarray, c: int) -> np.ndarray:
         return sums / counts[:, None]
 
 
+@njit(**JIT)
+def _centres(X, labels, C, counts):
+    """C = the label means (NaN rows for empty clusters), counts = the cluster sizes."""
+    C[:] = 0.0
+    counts[:] = 0
+    for i in range(X.shape[0]):
+        lab = labels[i]
+        counts[lab] += 1
+        for f in range(X.shape[1]):
+            C[lab, f] += X[i, f]
+    for j in range(C.shape[0]):
+        for f in range(C.shape[1]):
+            C[j, f] = C[j, f] / counts[j] if counts[j] > 0 else np.nan
+
+
+@njit(**JIT)
+def _assign(X, C, counts, labels):
+    """Move every point to its nearest non-empty centre (lowest index on ties); returns how many
+    labels changed (``mykmeans.cpp``'s ``change``, counted before the empty-cluster repair)."""
+    k, d = C.shape
+    c2 = np.zeros(k)
+    for j in range(k):
+        for f in range(d):
+            c2[j] += C[j, f] * C[j, f]
+    changed = 0
+    for i in range(X.shape[0]):
+        best, arg = np.inf, -1
+        for j in range(k):
+            if counts[j] == 0:
+                continue
+            dot = 0.0
+            for f in range(d):
+                dot += X[i, f] * C[j, f]
+            dist = c2[j] - 2.0 * dot
+            if dist < best:
+                best, arg = dist, j
+        if labels[i] != arg:
+            labels[i] = arg
+            changed += 1
+    return changed
+
+
 def meka_kmeans(X: np.ndarray, c: int, rng: np.random.Generator, max_iter: int = 10):
     """(labels, centres) of the authors' Lloyd k-means on X (see the module docstring)."""
     n = X.shape[0]
     if c > n:
         raise ValueError(f"clusters={c} is larger than the number of points clustered ({n})")
-    labels = rng.integers(0, c, size=n)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    labels = rng.integers(0, c, size=n).astype(np.int64)
+    C, counts = np.empty((c, X.shape[1])), np.empty(c, dtype=np.int64)
     for _ in range(max_iter):
-        centres = label_means(X, labels, c)
-        alive = np.flatnonzero(np.bincount(labels, minlength=c) > 0)  # an empty cluster attracts nobody
-        new = alive[nearest_centre(X, centres[alive])]
-        _repair_empty(new, c, rng)
-        changed = np.any(new != labels)
-        labels = new
+        _centres(X, labels, C, counts)
+        changed = _assign(X, C, counts, labels)
+        _repair_empty(labels, c, rng)
         if not changed:
             break
-    return labels, label_means(X, labels, c)
+    _centres(X, labels, C, counts)
+    return labels, C.copy()
 
 
 def _repair_empty(labels: np.ndarray, c: int, rng) -> None:
