@@ -39,6 +39,23 @@ from .nystrom import landmark_map, map_rows
 PINV_CUTOFF = 1e-6  # MATLAB pinv(X, 1e-6) in meka.m: singular values <= 1e-6 are zeroed
 
 
+def pinv_solve(A: np.ndarray, M: np.ndarray, right: bool = False, cutoff: float = PINV_CUTOFF) -> np.ndarray:
+    """pinv(A) @ M (or M @ pinv(A) with ``right``) for a symmetric PSD A, without forming pinv(A)
+    when every eigenvalue of A is above the cutoff (then pinv = inverse: two Cholesky solves)."""
+    import scipy.linalg
+
+    if scipy.linalg.eigvalsh(A, check_finite=False)[0] > cutoff:
+        try:
+            factor = scipy.linalg.cho_factor(A, check_finite=False)
+            if right:  # M pinv(A) = (pinv(A) M')' for symmetric A
+                return scipy.linalg.cho_solve(factor, M.T, check_finite=False).T
+            return scipy.linalg.cho_solve(factor, M, check_finite=False)
+        except np.linalg.LinAlgError:  # not numerically positive definite after all
+            pass
+    P = pinv_psd(A, cutoff)
+    return M @ P if right else P @ M
+
+
 def pinv_psd(A: np.ndarray, cutoff: float = PINV_CUTOFF) -> np.ndarray:
     """Pseudo-inverse of a symmetric PSD matrix with an absolute singular-value cutoff.
 
@@ -221,7 +238,7 @@ class MEKA(KernelApproximation):
         B = self.blocks_[t][rows[1]]
         gs, gt = self.members_[s][rows[0]], self.members_[t][rows[1]]
         G_hat = gaussian_block(X[gs], X[gt], gamma, A_sqn=sqn[gs], B_sqn=sqn[gt])
-        return pinv_psd(A.T @ A) @ (A.T @ G_hat @ B) @ pinv_psd(B.T @ B)
+        return pinv_solve(A.T @ A, pinv_solve(B.T @ B, (A.T @ G_hat) @ B, right=True))
 
     def _columns(self) -> int:
         return int(self.total_rank) if self.total_rank is not None else int(self.clusters) * int(self.rank)
