@@ -83,22 +83,24 @@ def smallest_slot(alpha, age, m):
 @njit(**JIT)
 def golden_max(a1, a2, k, lo, hi):
     """argmax over [lo, hi] of S(h) = a1 k^((1-h)^2) + a2 k^(h^2) (eq. 21) by golden-section
-    search: ratio (sqrt5-1)/2, stop when the bracket is < 2e-4, return its midpoint."""
+    search: ratio (sqrt5-1)/2, stop when the bracket is < 2e-4, return its midpoint.
+    k^e is evaluated as exp(e ln k) with ln k taken once (the search is the merge's hot loop)."""
     g = (math.sqrt(5.0) - 1.0) / 2.0
+    lk = math.log(k) if k > 0.0 else -745.0  # k = 0: exp(e * -745) underflows to 0 for e > 0, 1 at e = 0
     a, b = lo, hi
     c = b - g * (b - a)
     d = a + g * (b - a)
-    fc = a1 * k ** ((1.0 - c) ** 2) + a2 * k ** (c * c)
-    fd = a1 * k ** ((1.0 - d) ** 2) + a2 * k ** (d * d)
+    fc = a1 * math.exp((1.0 - c) ** 2 * lk) + a2 * math.exp(c * c * lk)
+    fd = a1 * math.exp((1.0 - d) ** 2 * lk) + a2 * math.exp(d * d * lk)
     while b - a >= GOLDEN_TOL:
         if fc > fd:  # max in [a, d]
             b, d, fd = d, c, fc
             c = b - g * (b - a)
-            fc = a1 * k ** ((1.0 - c) ** 2) + a2 * k ** (c * c)
+            fc = a1 * math.exp((1.0 - c) ** 2 * lk) + a2 * math.exp(c * c * lk)
         else:
             a, c, fc = c, d, fd
             d = a + g * (b - a)
-            fd = a1 * k ** ((1.0 - d) ** 2) + a2 * k ** (d * d)
+            fd = a1 * math.exp((1.0 - d) ** 2 * lk) + a2 * math.exp(d * d * lk)
     return 0.5 * (a + b)
 
 
