@@ -58,3 +58,18 @@ def test_report_rows_beside_the_paper(tmp_path):
     assert r["sigma"] == 2.0 and r["test_best"] == 93.5 and math.isclose(r["test_best_std"], np.std([93, 94], ddof=1))
     assert r["paper"] == 92.0 and r["paper_std"] == 0.2  # USPS BPM+MRG B=100
     assert r["tolerance"] == 1.5 and r["within"] is True and math.isclose(r["diff"], 1.5)
+
+
+def test_bad_bpegasos_settings_are_refused_naming_the_key(tmp_path):
+    import pytest
+
+    from lsokl.errors import ConfigError
+
+    base = "protocol: holdout\ntask: multiclass\ndatasets: [usps]\nalgorithms:\n  bpm: {learner: bpegasos, %s}\n"
+    for bad, key in (("budget: 1", "algorithms.bpm.budget"), ("lam: 0", "algorithms.bpm.lam"),
+                     ("lam: -0.001", "algorithms.bpm.lam"),
+                     ("maintenance: merge, kernel: linear", "algorithms.bpm.kernel")):
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text(base % bad)
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+            load_config(cfg)
