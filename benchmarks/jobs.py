@@ -165,7 +165,8 @@ FINDINGS = [
     "out. A workload whose CPU time stays the same when paired but whose wall time doubles lost its",
     "core to other processes (load above 2 on 2 CPUs), not to a shared resource; a workload whose",
     "CPU time grows when paired is slowed by something the two processes share (memory bandwidth,",
-    "caches). See the `--jobs` note in README for the default that follows.",
+    "caches). On a heavily loaded machine two processes are rarely on the CPUs at the same moment,",
+    "so such contention can hide; compare the load average above. See the `--jobs` note in README.",
 ]
 
 
