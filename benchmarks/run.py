@@ -177,8 +177,11 @@ def before_after_section(args) -> None:
     load_before = page.load()
     # One process per revision, every pass in it (a fresh process per pass costs more than the
     # pass on a loaded machine); the slow "before" covtype OGD pass is timed once.
+    pairs = BEFORE_AFTER
+    if args.pairs:
+        pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
     specs = [f"{ds}:{alg}:{1 if (ds, alg) == ('covtype-shaped-100k', 'ogd') else args.repeats}"
-             for ds, alg in BEFORE_AFTER]
+             for ds, alg in pairs]
     results = {}
     procs = {}
     for label, src in (("after", None), ("before", source)):  # both at once, same conditions
@@ -197,7 +200,7 @@ def before_after_section(args) -> None:
                 r = json.loads(line)
                 results[(label, r["dataset"], r["algorithm"])] = r
     rows = [(ds, alg, results.get(("before", ds, alg)), results.get(("after", ds, alg)))
-            for ds, alg in BEFORE_AFTER]
+            for ds, alg in pairs]
     lines = [f"## Before/after: this revision against {args.before} (`benchmarks/run.py --sections before-after`)", "",
              f"The same pass measured with lsokl at revision {args.before} (exported with `git archive`,",
              f"imported in place of the working tree) and at {page.git_revision()}, in two processes run side by side:",
@@ -220,7 +223,7 @@ def before_after_section(args) -> None:
                      f"{old['elapsed_s']:.3f} | {new['elapsed_s']:.3f} | {ratio(old['elapsed_s'], new['elapsed_s'])} | "
                      f"{old.get('cpu_s', float('nan')):.3f} | {new['cpu_s']:.3f} | "
                      f"{ratio(old.get('cpu_s', 0.0), new['cpu_s'])} |")
-    page.write_section("before-after", "\n".join(lines))
+    page.write_section("before-after" + (f"-{args.name}" if args.name else ""), "\n".join(lines))
 
 
 def sparse_projection_section(args) -> None:
@@ -264,6 +267,8 @@ def main() -> None:
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--algorithms", default=",".join(LEARNERS + BASELINES))
     ap.add_argument("--before", default=BASELINE_REV, help="git revision of the before/after section's 'before'")
+    ap.add_argument("--pairs", help="before-after: DATASET:ALGORITHM,... instead of the default list")
+    ap.add_argument("--name", help="before-after: write section before-after-NAME (a partial re-run)")
     ap.add_argument("--merge", action="store_true",
                     help="throughput: keep the measurements in RESULTS.json; replace only those taken now")
     args = ap.parse_args()

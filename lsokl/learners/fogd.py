@@ -23,7 +23,7 @@ from numba import njit
 from sklearn.base import RegressorMixin
 
 from .base import SEED, SIGMA, OnlineLearner
-from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
+from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, dot,
                        fourier_from_projections, multiclass_linear_step, regression_linear_step,
                        sincos)
 from .kernels import JIT
@@ -52,18 +52,6 @@ def _play_block(P, yb, w, zc, zs, eta, counts, w_sum=None):
             axpy(step, zs, ws)
             if w_sum is not None:
                 axpy(1.0, w, w_sum)
-
-
-@njit(**JIT)
-def _play_csr(indptr, indices, values, order, start, stop, y, U, p, w, zc, zs, eta, counts):
-    """Binary FOGD over CSR rows order[start:stop], one compiled call for the whole segment:
-    per sample the O(nnz D) projection into the L1-resident ``p`` (the same arithmetic as the
-    blocked :func:`features.csr_rows_times_dense`), then exactly :func:`_play_block`'s step."""
-    for t in range(start, stop):
-        i = order[t]
-        csr_row_times_dense(indptr, indices, values, i, U, p)
-        _play_block(p.reshape(1, p.shape[0]), y[i:i + 1], w, zc, zs, eta, counts)
-
 
 
 @njit(**REDUCE_JIT)
@@ -193,13 +181,6 @@ class FOGD(OnlineLearner):
         return int(self.counts_[2])
 
     def _play(self, stream, y, order, start, stop):
-        binary64 = self.w_.dtype == np.float64 and type(self)._play_projected is FOGD._play_projected
-        if stream.is_sparse and binary64 and self.w_sum_ is None:
-            # CSR rows: no BLAS to batch, so project each row right before its step, in one call.
-            _play_csr(stream.indptr, stream.indices, stream.values, order, start, stop, y,
-                      self.map_.U, np.empty(self.map_.n_components), self.w_, self._zc, self._zs,
-                      float(self.eta), self.counts_)
-            return
         for a in range(start, stop, BLOCK):
             idx = order[a:min(a + BLOCK, stop)]
             self._play_projected(self.map_.project(stream, idx), np.ascontiguousarray(y[idx]))
