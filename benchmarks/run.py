@@ -175,6 +175,7 @@ def before_after_section(args) -> None:
                            "could not be exported (no git checkout?).")
         return
     load_before = page.load()
+    revision = page.git_revision()  # what the "after" process imports (the working tree at the start)
     # One process per revision, every pass in it (a fresh process per pass costs more than the
     # pass on a loaded machine); the slow "before" covtype OGD pass is timed once.
     pairs = BEFORE_AFTER
@@ -203,7 +204,7 @@ def before_after_section(args) -> None:
             for ds, alg in pairs]
     lines = [f"## Before/after: this revision against {args.before} (`benchmarks/run.py --sections before-after`)", "",
              f"The same pass measured with lsokl at revision {args.before} (exported with `git archive`,",
-             f"imported in place of the working tree) and at {page.git_revision()}, in two processes run side by side:",
+             f"imported in place of the working tree) and at {revision} (working tree), in two processes run side by side:",
              "one pass over the stream in a fixed random order at the paper's settings (sigma = 8, OGD",
              "eta = 0.2, FOGD D = 400), compilation excluded; median of "
              f"{args.repeats} passes in one process per revision (the 'before' covtype OGD pass: one).",
