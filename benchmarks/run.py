@@ -202,7 +202,10 @@ def before_after_section(args) -> None:
                 results[(label, r["dataset"], r["algorithm"])] = r
     rows = [(ds, alg, results.get(("before", ds, alg)), results.get(("after", ds, alg)))
             for ds, alg in pairs]
-    lines = [f"## Before/after: this revision against {args.before} (`benchmarks/run.py --sections before-after`)", "",
+    title = f"## Before/after: this revision against {args.before} (`benchmarks/run.py --sections before-after`)"
+    if args.name:
+        title = f"## Before/after, {args.name}: this revision against {args.before} (`--pairs {args.pairs} --name {args.name}`)"
+    lines = [title, "",
              f"The same pass measured with lsokl at revision {args.before} (exported with `git archive`,",
              f"imported in place of the working tree) and at {revision} (working tree), in two processes run side by side:",
              "one pass over the stream in a fixed random order at the paper's settings (sigma = 8, OGD",
