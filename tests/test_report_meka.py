@@ -1,0 +1,76 @@
+"""The MEKA reports: medians beside the published values, tolerances, variants, stale records."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from lsokl.report import meka
+from lsokl.results import ResultStore
+from lsokl.results.record import make_record
+
+
+def _record(dataset, algorithm, learner, rep, value, params=None, metric="rel_error"):
+    params = params or {"rank": 128, "gamma": 2}
+    spec = {"dataset": dataset, "dataset_sha256": "x", "task": "multiclass", "learner": learner,
+            "params": params, "lsokl_version": "t", "permutation": rep, "permutation_source": "seed",
+            "seed": 0, "max_samples": None, "scale": None, "split": None, "n_checkpoints": None,
+            "protocol": "approximation"}
+    key = f"{dataset}-{algorithm}-{rep}-{json.dumps(params, sort_keys=True)}"
+    return make_record(key=key.replace(" ", "").replace('"', "").replace(":", "").replace(",", "")
+                       .replace("{", "").replace("}", ""), spec=spec, status="ok", config_hash="h",
+                       config_name="t", algorithm=algorithm, n_samples=10, n_features=2,
+                       fields={"metric": metric, "value": value, "time_s": 1.0, "protocol": "approximation",
+                               "approximation": {"memory": 100, "timings": {"total": 1.0}}})
+
+
+def test_table7_medians_deviation_and_tolerance(tmp_path):
+    store = ResultStore(tmp_path).ensure()
+    for rep, v in enumerate([0.1300, 0.1325, 0.1390]):  # median 0.1325 = paper: within
+        store.write(_record("pendigits", "nystrom", "nystrom", rep, v))
+    for rep, v in enumerate([0.09, 0.12, 0.50]):  # median 0.12 vs 0.0811: +48%, outside +-20%
+        store.write(_record("pendigits", "meka", "meka", rep, v))
+    for rep, v in enumerate([0.07, 0.08]):  # a variant label: reported apart, not as MEKA
+        store.write(_record("pendigits", "meka-kpp", "meka", rep, v, {"rank": 128, "gamma": 2, "kmeans": "kmeans++"}))
+    cmp = meka.table7(tmp_path, tmp_path / "report")
+    nys = cmp[(cmp["dataset"] == "pendigit") & (cmp["learner"] == "nystrom")].iloc[0]
+    assert nys["median"] == pytest.approx(0.1325) and nys["runs"] == 3 and nys["within"] is True
+    mk = cmp[(cmp["dataset"] == "pendigit") & (cmp["learner"] == "meka")].iloc[0]
+    assert mk["runs"] == 3 and mk["median"] == pytest.approx(0.12)
+    assert mk["deviation"] == pytest.approx(0.12 / 0.0811 - 1) and mk["within"] is False
+    text = (tmp_path / "report" / "table.md").read_text()
+    assert "| pendigits | meka-kpp | 0.0811 | 0.0750 |" in text
+    assert "**no**" in text
+
+
+def test_only_the_configs_current_cells_are_reported(tmp_path):
+    store = ResultStore(tmp_path).ensure()
+    store.write(_record("digits", "nystrom", "nystrom", 0, 0.5, {"rank": 4, "gamma": 0.05}))
+    store.write(_record("digits", "nystrom", "nystrom", 0, 0.9, {"rank": 4, "gamma": 0.05, "old": 1}))
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("protocol: approximation\npermutations: 1\ndatasets: [digits]\n"
+                   "algorithms: {nystrom: {rank: 4, gamma: 0.05}}\n")
+    params = json.dumps(load_params(cfg), sort_keys=True)
+    store.write(_record("digits", "nystrom", "nystrom", 0, 0.25, json.loads(params)))
+    df = meka.records(tmp_path, cfg)
+    assert df["value"].tolist() == [0.25]
+    assert len(meka.records(tmp_path)) == 3
+
+
+def load_params(cfg):
+    from lsokl.config import load_config
+
+    return load_config(cfg).cells[0].param_dict
+
+
+def test_table8_wine_tolerance_is_absolute_and_cpusmall_meka_is_15_percent(tmp_path):
+    store = ResultStore(tmp_path).ensure()
+    store.write(_record("wine-quality", "enys", "enys", 0, 0.7732 - 0.031, metric="test_rmse"))
+    store.write(_record("cpusmall", "meka", "meka", 0, 6.113 * 1.14, metric="test_rmse"))
+    cmp = meka.table8(tmp_path, tmp_path / "r")
+    wine = cmp[(cmp["dataset"] == "wine") & (cmp["learner"] == "enys")].iloc[0]
+    assert wine["tolerance"] == "±0.03 abs" and wine["within"] is False
+    cpu = cmp[(cmp["dataset"] == "cpusmall") & (cmp["learner"] == "meka")].iloc[0]
+    assert cpu["tolerance"] == "±15%" and bool(cpu["within"]) is True
+    assert np.isnan(cmp[(cmp["dataset"] == "census")].iloc[0]["median"])  # not in the registry
