@@ -260,6 +260,23 @@ class MinibatchLearner(BaseEstimator):
     def _dtype(self):
         return np.float32 if getattr(self, "dtype", "float64") == "float32" else np.float64
 
+    def _step_width(self) -> int:
+        """Columns one step adds to every row's computation (features, kernel columns)."""
+        return int(getattr(self, "block_width", 0) or getattr(self, "n_components", 0)
+                   or self.batch_size)
+
+    def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+        """The big arrays of a pass (bytes, float64 upper bounds; lsokl.runner.resources)."""
+        n, d, K, w = float(n_samples), float(n_features), float(max(n_outputs, 1)), float(self._step_width())
+        parts = {f"rows re-ordered for the pass (n x d = {n_samples:,} x {n_features:,})": 8.0 * n * d,
+                 "running scores (n x outputs)": 8.0 * n * K,
+                 f"one step's features / kernel columns on every row (n x {int(w)})": 2 * 8.0 * n * w}
+        if getattr(self, "block_features", None) is not None:
+            parts["coefficient blocks (n / b x width x outputs)"] = 8.0 * n / float(self.batch_size) * w * K
+        if self.name in ("norma", "ksdca"):
+            parts[f"support set (n x d = {n_samples:,} x {n_features:,})"] = 8.0 * n * (d + 1)
+        return parts
+
     # ------------------------------------------------------------------ holdout with a curve
     def fit_curve(self, X, y, X_test, y_test, order=None, checkpoints=None) -> Curve:
         """Train one pass over ``X[order]`` from a fresh model and return the test error (RMSE
