@@ -49,6 +49,7 @@ class _KernelBlocks(BlockModel):
         self.n_support_total_ = 0
         self.n_total_ = n_total
         self._last = None
+        self._norms = {}
 
     def _append(self, Xb, alpha, decay):
         m = self.n_support_total_
@@ -70,9 +71,10 @@ class _KernelBlocks(BlockModel):
         """K(X[start:], B_t) alpha_t: one CSR x dense (or dense GEMM) product, then the compiled
         exp(-d^2 / (2 sigma^2)) of :mod:`features`; row norms of X are computed once per X."""
         Xd, alpha = self._last
-        if getattr(self, "_norms", (None,))[0] is not X:
-            self._norms = (X, _row_sqnorms(X))
-        x_sqn = self._norms[1][start:]
+        norms = self.__dict__.setdefault("_norms", {})  # per array (training rows, test rows)
+        if id(X) not in norms or norms[id(X)][0] is not X:
+            norms[id(X)] = (X, _row_sqnorms(X))
+        x_sqn = norms[id(X)][1][start:]
         n = X.shape[0] - start
         if sp.issparse(X):
             cross = np.empty((n, Xd.shape[0]))
