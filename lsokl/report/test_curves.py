@@ -95,6 +95,9 @@ def test_curve_figures(records, out: str | Path, *, prefix: str = "", title: str
             ax.axhline(value, linestyle=next(styles, ":"), color="gray", linewidth=1,
                        label=f"{name}: {value:.4g}")
         ax.set_xscale("log")
+        clipped = task != "regression" and float((part["mean"] * pct).max()) > 40.0
+        if clipped:  # early Pegasos steps predict one class (~76% error): keep the end visible
+            ax.set_ylim(max(0.0, float((part["mean"] * pct).min()) - 2.0), 40.0)
         ax.set_xlabel("number of training samples seen")
         ax.set_ylabel("test RMSE" if task == "regression" else "test error (%)")
         ax.set_title(title or f"{ds}: test error vs training samples")
@@ -102,9 +105,13 @@ def test_curve_figures(records, out: str | Path, *, prefix: str = "", title: str
         ax.legend(fontsize=8, frameon=False)
         runs = int(part["runs"].max())
         first = frame[frame["dataset"] == ds].iloc[0]
+        per = part.groupby("algorithm", sort=False)["runs"].max()
+        reps = (f"{runs} repetition{'s' if runs != 1 else ''}" if per.nunique() == 1 else
+                "repetitions " + ", ".join(f"{DISPLAY_NAMES.get(a, a)} {int(k)}" for a, k in per.items()))
         cap = (f"{ds} ({task}, n_train={first['n_train']}, n_test={first['n_test']}): mean over "
-               f"{runs} repetition{'s' if runs != 1 else ''} (band ±1 std), one pass, test error "
-               f"from running test scores at log-spaced checkpoints.")
+               f"{reps} (band ±1 std), one pass, test error "
+               f"from running test scores at log-spaced checkpoints."
+               + (" y axis cut at 40% (early points above it are in the CSV)." if clipped else ""))
         fig.text(0.01, 0.01, "\n".join(textwrap.wrap(cap, 120)), fontsize=7, va="bottom", ha="left")
         fig.tight_layout(rect=(0, 0.07, 1, 1))
         stem = f"{prefix}test-error-{ds}"
