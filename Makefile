@@ -39,6 +39,7 @@ bench: $(STAMP)  ## benchmarks/RESULTS.md, one section per script (see benchmark
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/jobs.py
 	$(PY) benchmarks/kol.py
+	$(PY) benchmarks/dsg_speed.py --repeats 3 --out benchmarks/dsg_speed.json --results-md benchmarks/RESULTS.md
 
 # `make reproduce-all`: every `reproduce-*` target of this Makefile (found by
 # scripts/reproduce_all.py, so a new reproduction only needs its target), then these figures.
