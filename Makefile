@@ -74,7 +74,7 @@ bench-bsgd: $(STAMP)  ## BSGD-M/R beside BudgetedSVM's C++ (set BUDGETEDSVM_DIR 
 reproduce-table3: $(STAMP)  ## LSOKL Table 3 (batch comparison, holdout, reduced CV) -> results/table3/
 	mkdir -p results/table3
 	{ date -u; uptime; lscpu | grep -E "^Model name|^CPU\(s\)"; } > results/table3/machine.txt
-	$(PY) scripts/reproduce.py table3 --jobs 2
+	-$(PY) scripts/reproduce.py table3 --jobs 2  # exits 1 when a cell failed (KDD99 LIBSVM hits its limit by design)
 	{ echo "after the run:"; date -u; uptime; } >> results/table3/machine.txt
 	$(PY) -m lsokl.report.batch results/table3 --config configs/table3.yaml --paper lsokl2016:table3 --machine results/table3/machine.txt
 

@@ -54,3 +54,12 @@ def test_markdown_states_the_timing_caveat_and_the_failure():
     assert "authors' C++ tools" in md and "one thread" in md and "load 7" in md
     assert "failed: libsvm fit did not finish within the 300 s time limit" in md
     assert "kdd †" in md and "3000 training rows" in md and "Reduced because: why" in md
+
+
+def test_generic_report_skips_rows_without_a_curve():
+    """Holdout rows of batch learners have no online curve (NaN in the frame): the convergence
+    plots of `lsokl report` skip them instead of failing."""
+    from lsokl.report.plots import _curves
+
+    grp = pd.DataFrame({"curve": [np.nan, None]})
+    assert _curves(grp, "binary") is None

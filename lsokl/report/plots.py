@@ -14,7 +14,7 @@ import pandas as pd
 def _curves(grp: pd.DataFrame, task: str):
     """Stack the permutations' curves on the checkpoints they all share."""
     key = "squared_loss" if task == "regression" else "mistake_rate"
-    curves = [json.loads(c) for c in grp["curve"] if c]
+    curves = [json.loads(c) for c in grp["curve"] if isinstance(c, str) and c]  # batch rows: no curve (NaN)
     if not curves:
         return None
     common = sorted(set.intersection(*(set(c["t"]) for c in curves)))
