@@ -14,6 +14,10 @@ section 4).
 
 A cluster whose points all carry one label predicts that label. The width follows lsokl's batch
 learners: kappa = exp(-||x-y||^2 / (2 sigma^2)), i.e. the paper's gamma = 1 / (2 sigma^2).
+
+Binary only, as MEKA Table 2 runs it: a multi-class label set is refused in ``fit`` with
+scikit-learn's "Only binary classification is supported." (the per-cluster SVMs could each see a
+different subset of the classes, so there is no common multi-class decision function).
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import SEED, SIGMA
@@ -48,6 +53,8 @@ class BKASVM(BatchClassifier):
 
     name = "bka-svm"
     randomized = True
+    # scikit-learn's checks fit on 1-300 rows: 64 clusters need at least 64 of them.
+    check_params = {"clusters": 2}
     _params = {"C": POSITIVE, "sigma": SIGMA, "clusters": Num(1, np.inf, "left", integer=True),
                "kmeans_sample": Num(1, np.inf, "left", integer=True),
                "kmeans_iter": Num(1, np.inf, "left", integer=True), "tol": POSITIVE,
@@ -73,10 +80,16 @@ class BKASVM(BatchClassifier):
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
         n, c = X.shape[0], int(self.clusters)
         if c > n:
-            raise ValueError(f"BKASVM: clusters={c} is larger than the number of training points ({n})")
-        self.classes_ = np.unique(y)
+            raise ValueError(f"BKASVM: clusters={c} is larger than the number of training points "
+                             f"(n_samples = {n})")
+        classes = np.unique(y)
+        if len(classes) > 2:
+            raise ValueError("Only binary classification is supported. BKASVM got "
+                             f"{len(classes)} classes.")
+        self.classes_ = classes
         rng = np.random.default_rng(self.random_state)
 
         def solve():
@@ -124,14 +137,17 @@ class BKASVM(BatchClassifier):
             sel = np.flatnonzero(where == s)
             model = self.models_[s]
             vals = getattr(model, method)(X[sel]) if isinstance(model, SVC) else constant(model, len(sel))
-            if out is None:
-                out = np.empty(X.shape[0], dtype=np.asarray(vals).dtype)
+            if out is None:  # labels keep the dtype of classes_ (a constant cluster's label
+                # alone could be a shorter string than the others)
+                out = np.empty(X.shape[0], dtype=self.classes_.dtype if method == "predict"
+                               else np.asarray(vals).dtype)
             out[sel] = vals
-        return out if out is not None else np.empty(0)
+        return out
 
     def decision_function(self, X) -> np.ndarray:
+        check_is_fitted(self, "models_")
         if len(self.classes_) != 2:
-            raise NotImplementedError("decision values of the multi-class BKA-SVM differ per cluster")
+            raise NotImplementedError("BKASVM fitted on one class has no decision values")
         return self._per_cluster(X, "decision_function",
                                  lambda label, m: np.full(m, 1.0 if label == self.classes_[1] else -1.0))
 

@@ -24,19 +24,6 @@ from lsokl.learners.base import expected_failed_checks
 # passing fails this test, so remove it from the list then. A check that cannot pass for a
 # documented reason belongs in the class's own ``expected_failed_checks`` instead.
 NOT_YET_CONFORMANT = {
-    "BKASVM": ("meka (issue 12)", {
-        "check_classifier_data_not_an_array", "check_classifier_not_supporting_multiclass",
-        "check_classifiers_classes", "check_classifiers_one_label", "check_dict_unchanged",
-        "check_dont_overwrite_parameters", "check_dtype_object", "check_estimator_sparse_array",
-        "check_estimator_sparse_matrix", "check_estimator_sparse_tag", "check_estimators_dtypes",
-        "check_estimators_fit_returns_self", "check_estimators_nan_inf",
-        "check_estimators_overwrite_params", "check_estimators_pickle",
-        "check_estimators_unfitted", "check_f_contiguous_array_estimator", "check_fit2d_1feature",
-        "check_fit2d_1sample", "check_fit2d_predict1d", "check_fit_score_takes_y",
-        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-        "check_n_features_in_after_fitting", "check_pipeline_consistency",
-        "check_readonly_memmap_input", "check_supervised_y_2d",
-    }),
     "DSG": ("dsg (issue 13)", {
         "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
         "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
