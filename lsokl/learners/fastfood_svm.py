@@ -5,6 +5,9 @@ approximation-error baseline) and a linear SVM on them solved by dual coordinate
 
 "About 3000 features" is read as 1536 frequencies, i.e. 3072 sin/cos columns (``n_frequencies``
 is rounded up to a multiple of the padded input dimension).
+
+More than two classes: LIBLINEAR's one-vs-rest (``LinearSVC``'s own multi-class mode), predicting
+the class of the largest decision value.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import time
 
 import numpy as np
 from sklearn.svm import LinearSVC
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import SEED, SIGMA
@@ -24,6 +28,7 @@ class FastfoodSVM(BatchClassifier):
 
     name = "fastfood-svm"
     randomized = True
+    multi_class = True  # LinearSVC's one-vs-rest
     _params = {"C": POSITIVE, "sigma": SIGMA, "n_frequencies": Num(1, np.inf, "left", integer=True),
                "max_iter": Num(1, np.inf, "left", integer=True), "random_state": SEED,
                "time_limit": TIME_LIMIT}
@@ -42,6 +47,7 @@ class FastfoodSVM(BatchClassifier):
 
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
         self.classes_ = np.unique(y)
         gamma = 1.0 / (2.0 * float(self.sigma) ** 2)
 
@@ -58,6 +64,7 @@ class FastfoodSVM(BatchClassifier):
 
         self.features_, self.svm_, self.fit_time_ = call_with_time_limit(
             solve, self.time_limit, f"fastfood-svm fit (n={X.shape[0]})")
+        self.n_iter_ = self.svm_.n_iter_  # LIBLINEAR's coordinate-descent iterations
         return self
 
     def decision_function(self, X) -> np.ndarray:

@@ -34,9 +34,6 @@ NOT_YET_CONFORMANT = {
         "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
         "check_readonly_memmap_input",
     }),
-    "FastfoodSVM": ("meka (issue 12)", {
-        "check_classifier_not_supporting_multiclass", "check_non_transformer_estimators_n_iter",
-    }),
     "KernelNORMA": ("dsg (issue 13)", {
         "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
         "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
