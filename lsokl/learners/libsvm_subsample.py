@@ -1,9 +1,14 @@
 """LIBSVM on a random subsample of the training set: the "LIBSVM (subsample)" row of MEKA Table 2
 (a random 1/5 of the training points, then the exact solver). Everything else is
-:class:`lsokl.learners.libsvm.LIBSVM`."""
+:class:`lsokl.learners.libsvm.LIBSVM`.
+
+A class the uniform draw misses (only possible on tiny training sets; on the paper's sets 1/5 of
+the rows holds every class) gets one random row of its own added afterwards, so the model knows
+every label of ``y``: the uniform draw itself, and so every result on real data, is unchanged."""
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .base import SEED
@@ -17,6 +22,19 @@ class LIBSVMSubsample(LIBSVM):
 
     name = "libsvm-subsample"
     randomized = True
+    # By design it trains on 1/5 of the rows: 60 of check_classifiers_train's 300 three-blob
+    # points at the paper's sigma = 8, C = 1 give 0.76 training accuracy (LIBSVM on all 300: 0.92;
+    # the binary part of the check: 0.935).
+    poor_score = ("trains on fraction = 0.2 of the rows by design: 60 of the check's 300 "
+                  "three-class points fit to 0.76 training accuracy at sigma = 8, C = 1")
+    expected_failed_checks = {
+        "check_classifiers_train": (
+            "with 3 classes, predict is libsvm's one-vs-one vote (a tie goes to the first class) "
+            "while decision_function is SVC's one-vs-rest aggregation of the pairwise values, "
+            "which breaks ties by confidence: on the underfitted 60-row model 5 of the 300 points "
+            "tie and the argmax disagrees with predict. SVC(break_ties=True) would change "
+            "libsvm's predictions, so it is not used"),
+    }
     _params = {**LIBSVM._params, "fraction": Num(0, 1, "right"), "random_state": SEED}
 
     def __init__(self, *, C: float = 1.0, sigma: float = 8.0, tol: float = 1e-3,
@@ -30,7 +48,12 @@ class LIBSVMSubsample(LIBSVM):
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
         n = X.shape[0]
         m = max(2, int(round(self.fraction * n)))
-        self.subsample_ = np.sort(np.random.default_rng(self.random_state).choice(n, min(m, n), replace=False))
-        return super().fit(X[self.subsample_], np.asarray(y)[self.subsample_])
+        rng = np.random.default_rng(self.random_state)
+        pick = rng.choice(n, min(m, n), replace=False)
+        missed = np.setdiff1d(np.unique(y), y[pick])  # drawn after the sample: it stays as it was
+        extra = [rng.choice(np.flatnonzero(y == label)) for label in missed]
+        self.subsample_ = np.sort(np.concatenate([pick, np.asarray(extra, dtype=pick.dtype)]))
+        return super().fit(X[self.subsample_], y[self.subsample_])

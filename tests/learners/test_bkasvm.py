@@ -73,3 +73,33 @@ def test_fastfood_svm_uses_the_fastfood_features():
     ref = LinearSVC(C=1.0, loss="hinge", dual=True, max_iter=1000, random_state=m.svm_seed_).fit(m.features_.Z_, y)
     np.testing.assert_allclose(m.decision_function(X), ref.decision_function(m.features_.transform(X)))
     assert np.mean(m.predict(X) == y) > 0.8
+
+
+def test_libsvm_subsample_is_the_uniform_draw_plus_one_row_per_missed_class():
+    X, y = two_moons_blocks()
+    m = registry.create("libsvm-subsample", "binary", random_state=3).fit(X, y)
+    uniform = np.sort(np.random.default_rng(3).choice(240, 48, replace=False))
+    np.testing.assert_array_equal(m.subsample_, uniform)  # every class drawn: nothing added
+    rare = np.setdiff1d(np.arange(240), uniform)[0]  # a row the uniform draw misses
+    y_rare = y.copy()
+    y_rare[rare] = 5.0  # a third label on that row only
+    m = registry.create("libsvm-subsample", "binary", random_state=3).fit(X, y_rare)
+    np.testing.assert_array_equal(m.subsample_, np.sort(np.r_[uniform, rare]))
+    assert m.classes_.tolist() == [-1.0, 1.0, 5.0]
+
+
+def test_bka_svm_refuses_more_than_two_classes_and_keeps_string_labels():
+    X, y = two_moons_blocks()
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        registry.create("bka-svm", "binary", clusters=4).fit(X, np.arange(240) % 3)
+    # A cluster holding one label only predicts it as a constant: it must not shorten the others.
+    X2 = np.vstack([X, [[100.0, 100.0], [100.5, 100.0]]])
+    names = np.r_[np.where(y > 0, "positive", "neg"), ["neg", "neg"]]
+    m = registry.create("bka-svm", "binary", C=4.0, sigma=2.0, clusters=5, random_state=0).fit(X2, names)
+    constant = [k for k, model in enumerate(m.models_) if not isinstance(model, SVC)]
+    assert len(constant) == 1
+    # the constant cluster is the first one these rows reach, so it is scored first
+    rows = np.vstack([[[100.0, 100.0]], X2[m.route(X2) > constant[0]]])
+    labels = m.predict(rows)
+    assert set(labels) == {"positive", "neg"}
+    np.testing.assert_array_equal(labels[1:], np.concatenate([m.predict(r[None]) for r in rows[1:]]))

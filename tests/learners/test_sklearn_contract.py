@@ -54,9 +54,6 @@ NOT_YET_CONFORMANT = {
         "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
         "check_readonly_memmap_input",
     }),
-    "LIBSVMSubsample": ("meka (issue 12)", {
-        "check_classifiers_classes", "check_classifiers_train", "check_fit2d_1feature",
-    }),
     "MulticlassDSG": ("dsg (issue 13)", {
         "check_complex_data", "check_dtype_object", "check_estimator_sparse_tag",
         "check_estimators_empty_data_messages", "check_fit2d_predict1d",
