@@ -283,6 +283,14 @@ class MulticlassDSG(DSG):
 
     task = "multiclass"
     _losses = ("logistic",)
+    expected_failed_checks = {
+        "check_methods_subset_invariance":
+            "dtype='float32' (the default, the paper's GPU setting): the (n, width) x (width, K) "
+            "float32 GEMM of the scores sums a row's products in an order that depends on how many "
+            "rows BLAS gets (its edge kernels), ~3e-7 relative, above the check's 1e-7; "
+            "dtype='float64' passes. The binary and regression scores (one output, a GEMV) do not "
+            "depend on the row count.",
+    }
 
     def __init__(self, *, loss: str = "logistic", sigma: float = 1.0, nu: float = 0.0,
                  batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
@@ -304,6 +312,9 @@ class RegressionDSG(DSG):
 
     task = "regression"
     _losses = ("squared",)
+    # check_regressors_train: one pass over its 200 rows is 4 steps of b=64 (theta=1, inv_sqrt):
+    # R^2 0.02 (< 0.5); DSG needs many steps (the paper's sets have >= 1e5 rows).
+    poor_score = "one pass over 200 rows = 4 steps of b=64 at theta=1: R^2 0.02"
     _params = {**DSG._params, "target_offset": OneOf(("none", "mean"))}
 
     def __init__(self, *, loss: str = "squared", sigma: float = 1.0, nu: float = 1e-5,

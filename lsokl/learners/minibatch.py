@@ -29,6 +29,10 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils import ClassifierTags, RegressorTags, Tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..errors import UnknownNameError, unknown_name_message
 from .params import Num, OneOf
@@ -128,6 +132,52 @@ class MinibatchLearner(BaseEstimator):
     randomized: ClassVar[bool] = False
     _params: ClassVar[dict] = {}
     _losses: ClassVar[tuple] = ()  # losses this task allows, first = default
+    # scikit-learn estimator checks this learner is documented to fail: {check name: reason}
+    # (reaches tests/learners/test_sklearn_contract.py through the tags, as in base.py).
+    expected_failed_checks: ClassVar[dict] = {}
+    # Non-empty = why the learner scores below scikit-learn's bar at its default settings.
+    poor_score: ClassVar[str] = ""
+
+    def __sklearn_tags__(self):
+        from .base import LearnerTags
+
+        base = BaseEstimator.__sklearn_tags__(self)
+        tags = LearnerTags(**{f: getattr(base, f) for f in Tags.__dataclass_fields__})
+        tags.input_tags.sparse = True  # CSR rows: compiled gather-add (DSG), Stream (maps), kernels
+        tags.non_deterministic = self.randomized and "random_state" not in self._get_param_names()
+        if self.task == "regression":
+            tags.estimator_type = "regressor"
+            tags.classifier_tags = None
+            tags.regressor_tags = RegressorTags(poor_score=bool(self.poor_score))
+        else:
+            tags.estimator_type = "classifier"
+            tags.regressor_tags = None
+            tags.classifier_tags = ClassifierTags(multi_class=self.task == "multiclass",
+                                                  poor_score=bool(self.poor_score))
+        tags.target_tags.required = True
+        tags.expected_failed_checks = dict(type(self).expected_failed_checks)
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "t_")
+
+    def _validate_X(self, X, y="no_validation", *, reset: bool):
+        """scikit-learn's validation (2-d, >= 1 row and feature, finite, real; sets or checks
+        n_features_in_), then the layout the passes read: C-ordered dense rows of the learner's
+        dtype, or CSR with sorted indices (copied before sorting: the caller's matrix is kept)."""
+        kw = dict(reset=reset, accept_sparse="csr", dtype=self._dtype(), order="C")
+        if isinstance(y, str) and y == "no_validation":  # X only (predict); y=None is refused
+            X = validate_data(self, X, **kw)
+        else:
+            X, y = validate_data(self, X, y, y_numeric=self.task == "regression", **kw)
+            if self.task != "regression":
+                check_classification_targets(y)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            if not X.has_sorted_indices:
+                X = X.copy()
+                X.sort_indices()
+        return X if isinstance(y, str) and y == "no_validation" else (X, y)
 
     # ------------------------------------------------------------------ checks and labels
     def _validate_params(self) -> None:
@@ -160,8 +210,9 @@ class MinibatchLearner(BaseEstimator):
         if first:
             self.classes_ = np.unique(y)
             if self.task == "binary" and len(self.classes_) > 2:
-                raise ValueError(f"{type(self).__name__} is a binary learner but y has "
-                                 f"{len(self.classes_)} classes; use the multiclass task")
+                raise ValueError(f"Only binary classification is supported. {type(self).__name__} "
+                                 f"is a binary learner but y has {len(self.classes_)} classes; "
+                                 "use the multiclass task")
         unknown = np.setdiff1d(np.unique(y), self.classes_)
         if unknown.size:
             raise ValueError(f"y has labels {unknown.tolist()} not among the training classes "
@@ -181,7 +232,7 @@ class MinibatchLearner(BaseEstimator):
     # ------------------------------------------------------------------ estimator API
     def fit(self, X, y):
         """One pass over the rows of X in the given order, from a fresh model."""
-        X = dense_rows(X, self._dtype())
+        X, y = self._validate_X(X, y, reset=True)
         self._validate_params()
         Y = self._encode(y, first=True)
         self._begin(X.shape[1], X.shape[0])
@@ -192,8 +243,8 @@ class MinibatchLearner(BaseEstimator):
         """Continue training on the rows of X in order, in mini-batches (batch scores computed
         from the model, no running scores). The first call fixes the classes (``classes`` or
         those of y)."""
-        X = dense_rows(X, self._dtype())
-        first = not hasattr(self, "n_features_in_")
+        first = not self.__sklearn_is_fitted__()
+        X, y = self._validate_X(X, y, reset=first)
         if first:
             self._validate_params()
             if classes is not None and self.task != "regression":
@@ -203,7 +254,6 @@ class MinibatchLearner(BaseEstimator):
                 Y = self._encode(y, first=True)
             self._begin(X.shape[1], None)
         else:
-            self._check_width(X)
             Y = self._encode(y, first=False)
         b = int(self.batch_size)
         for a in range(0, X.shape[0], b):
@@ -226,28 +276,36 @@ class MinibatchLearner(BaseEstimator):
                              f"{self.n_features_in_}")
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "t_"):
-            from sklearn.exceptions import NotFittedError
+        check_is_fitted(self)
 
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
-
-    def decision_function(self, X) -> np.ndarray:
-        self._check_fitted()
-        X = dense_rows(X, self._dtype())
-        self._check_width(X)
+    def _decision(self, X) -> np.ndarray:
+        """f(X): (n,) for one output (binary, regression with the target offset), (n, K) else."""
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
         S = self._scores(X)
         if self.task == "regression":
             S = S + getattr(self, "offset_", 0.0)
         return S[:, 0] if S.shape[1] == 1 else S
 
+    @available_if(lambda self: self.task != "regression")  # a regressor's f(x) is predict(X)
+    def decision_function(self, X) -> np.ndarray:
+        """f(x) for every row: (n,) for binary (and 2-class multi-class: V_1 - V_0, positive
+        for ``classes_[1]``, as scikit-learn's classifiers), (n, K) for K >= 3 classes."""
+        S = self._decision(X)
+        if S.ndim == 2 and S.shape[1] == 2:
+            return S[:, 1] - S[:, 0]
+        return S
+
     def predict(self, X) -> np.ndarray:
-        S = self.decision_function(X)
+        S = self._decision(X)
         if self.task == "regression":
             return S
         if self.task == "binary":
             if len(self.classes_) == 1:
                 return np.repeat(self.classes_, len(S))
             return self.classes_[(S > 0).astype(int)]
+        if S.ndim == 1:  # one class seen: every row is that class
+            return np.repeat(self.classes_, len(S))
         return self.classes_[np.argmax(S, axis=1)]
 
     def score(self, X, y) -> float:

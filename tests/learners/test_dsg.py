@@ -13,6 +13,11 @@ from lsokl.learners.dsg import DSG, MulticlassDSG, RegressionDSG, block_features
 from lsokl.learners.kernels import gaussian_gram
 from lsokl.learners.minibatch import log_checkpoints, step_size
 
+def scores(model, X):
+    """f(X): decision_function of a classifier, predict of a regressor (which has none)."""
+    return model.predict(X) if model.task == "regression" else model.decision_function(X)
+
+
 
 def toy(n=200, d=5, seed=0, task="binary"):
     rng = np.random.default_rng(seed)
@@ -52,7 +57,7 @@ def test_cache_on_off_identical_predictions(dtype):
     b = DSG(sigma=2.0, batch_size=8, block_features=4, random_state=3, dtype=dtype,
             cache_features=True).fit(X, y)
     assert np.array_equal(a.coef_, b.coef_)
-    assert np.array_equal(a.decision_function(X), b.decision_function(X))  # bitwise
+    assert np.array_equal(scores(a, X), scores(b, X))  # bitwise
 
 
 # ---------------------------------------------------------------- 2. predictor = explicit sum
@@ -67,17 +72,17 @@ def test_predictor_equals_explicit_double_loop_float64():
         for k in range(3):  # one feature at a time, each regenerated from (seed, j)
             for i in range(len(Xt)):
                 ref[i] += math.sqrt(2 / 3) * math.cos(Xt[i] @ W[:, k] + c[k]) * m.coef_[j - 1, k, 0]
-    np.testing.assert_allclose(m.decision_function(Xt), ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(scores(m, Xt), ref, rtol=0, atol=1e-12)
 
 
 def test_predictor_float32_features_within_1e5_relative():
     X, y = toy(n=160)
     m32 = DSG(sigma=1.5, batch_size=8, block_features=3, random_state=1).fit(X, y)
-    S32 = m32.decision_function(X)
+    S32 = scores(m32, X)
     m64 = DSG(sigma=1.5, batch_size=8, block_features=3, random_state=1, dtype="float64")
     m64.n_features_in_, m64.seed_, m64.form, m64.cache_ = X.shape[1], m32.seed_, "paper", None
     m64.coef_, m64.n_blocks_, m64.t_, m64.classes_ = m32.coef_, m32.n_blocks_, m32.t_, m32.classes_
-    S64 = m64.decision_function(X)  # the same coefficients with float64 features
+    S64 = scores(m64, X)  # the same coefficients with float64 features
     assert np.max(np.abs(S32 - S64)) <= 1e-5 * np.max(np.abs(S64))
 
 
@@ -116,8 +121,8 @@ def test_no_step_when_margin_met_and_theta_nu_one_averages():
     m = DSG(sigma=1.0, nu=0.0, batch_size=1, block_features=1, schedule="const", theta=1.0,
             dtype="float64", random_state=0)
     m.partial_fit(X[:1], y[:1], classes=[-1.0, 1.0])
-    m.coef_[0] *= 10.0 * y[0] / m.decision_function(X[:1])[0]
-    assert y[0] * m.decision_function(X[:1])[0] == pytest.approx(10.0)
+    m.coef_[0] *= 10.0 * y[0] / scores(m, X[:1])[0]
+    assert y[0] * scores(m, X[:1])[0] == pytest.approx(10.0)
     m.partial_fit(X[:1], y[:1])
     assert m.n_blocks_ == 2 and m.coef_[1, 0, 0] == 0.0
     # theta nu = 1, gamma = theta / t: every a_t^i = -theta / t, i.e. alpha_i^(t) = alpha_i^(i) i / t
@@ -172,12 +177,12 @@ def test_dsg_approaches_norma_as_r_grows():
     X, y = toy(n=200, d=3)
     norma = registry.create("norma", "binary", sigma=1.0, nu=1e-3, batch_size=20, schedule="inv_sqrt",
                             theta=1.0).fit(X, y)
-    ref = norma.decision_function(X)
+    ref = scores(norma, X)
     gaps = []
     for r in (2 ** 8, 2 ** 11, 2 ** 14):
         m = DSG(sigma=1.0, nu=1e-3, batch_size=20, block_features=r, schedule="inv_sqrt", theta=1.0,
                 dtype="float64", random_state=2).fit(X, y)
-        gaps.append(np.max(np.abs(m.decision_function(X) - ref)))
+        gaps.append(np.max(np.abs(scores(m, X) - ref)))
     assert gaps[-1] <= 0.05 * np.max(np.abs(ref))
     assert gaps[0] > gaps[1] > gaps[2]
 
@@ -188,7 +193,7 @@ def test_preconditioned_step_is_least_squares():
     m = RegressionDSG(sigma=1.0, nu=0.0, batch_size=64, block_features=16, schedule="const",
                       theta=1.0, precond=True, precond_eps=0.0, dtype="float64", random_state=4)
     m.partial_fit(X[:32], y[:32])  # block 1 from a half batch is refused: b < 2 x width
-    F = m.decision_function(X[32:])
+    F = scores(m, X[32:])
     m.partial_fit(X[32:], y[32:])
     Phi = m.features(X[32:], 2)
     expect = np.linalg.lstsq(Phi, y[32:] - F, rcond=None)[0]
@@ -202,7 +207,7 @@ def test_softmax_block_gradient_matches_finite_differences():
                       random_state=0)
     m.fit(X, y)
     Y = m._encode(y, first=False)
-    F = m.decision_function(X)
+    F = scores(m, X)
 
     def loss(S):
         Z = S - S.max(axis=1, keepdims=True)
@@ -235,8 +240,8 @@ def test_running_scores_equal_step_by_step_and_fresh_predict(name, task, params)
     fast = registry.create(name, task, **p)
     curve = fast.fit_curve(X, y, Xt, yt, checkpoints=[150])
     slow = registry.create(name, task, **p).partial_fit(X, y)  # batch scores from the model
-    np.testing.assert_allclose(fast.decision_function(Xt), slow.decision_function(Xt), atol=1e-9)
-    S = fast.decision_function(Xt)
+    np.testing.assert_allclose(scores(fast, Xt), scores(slow, Xt), atol=1e-9)
+    S = scores(fast, Xt)
     if task == "regression":
         assert curve.test_error[-1] == pytest.approx(np.sqrt(np.mean((S - yt) ** 2)), abs=1e-10)
     else:
@@ -248,9 +253,9 @@ def test_ksdca_one_pass_does_not_depend_on_lambda_without_clipping():
     X, y = toy(n=100, d=3)
     a = registry.create("ksdca", "binary", sigma=1.0, lam=1e-6, batch_size=10).fit(X, y)
     b = registry.create("ksdca", "binary", sigma=1.0, lam=1e-7, batch_size=10).fit(X, y)
-    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-10)
+    np.testing.assert_allclose(scores(a, X), scores(b, X), rtol=1e-10)
     c = registry.create("ksdca", "binary", sigma=1.0, lam=10.0, batch_size=10).fit(X, y)
-    assert not np.allclose(a.decision_function(X), c.decision_function(X))  # clip active: differs
+    assert not np.allclose(scores(a, X), scores(c, X))  # clip active: differs
 
 
 @pytest.mark.parametrize("name", ["rpegasos", "npegasos"])
@@ -282,7 +287,7 @@ def test_nystrom_features_reuse_the_nogd_map_and_approximate_the_kernel():
     X, y = toy(n=300, d=3)
     m = registry.create("nsdca", "binary", sigma=1.0, n_components=300, random_state=0).fit(X, y)
     assert isinstance(m.map_, NystromMap)
-    Z = m.transform(X[:20])
+    Z = m.features(X[:20])
     np.testing.assert_allclose(Z @ Z.T, gaussian_gram(X[:20], X[:20], 1.0), atol=1e-6)
 
 
@@ -373,4 +378,4 @@ def test_running_scores_on_a_multi_pass_stream(name, task, params):
     fast = registry.create(name, task, **p)
     fast.fit_curve(X, y, Xt, yt, order=order)
     slow = registry.create(name, task, **p).partial_fit(X[order], y[order])
-    np.testing.assert_allclose(fast.decision_function(Xt), slow.decision_function(Xt), atol=1e-9)
+    np.testing.assert_allclose(scores(fast, Xt), scores(slow, Xt), atol=1e-9)

@@ -17,6 +17,11 @@ from lsokl.learners.params import Num, OneOf
 MINIBATCH = [(t, n) for t, n in sorted(registry.LEARNERS)
              if issubclass(registry.get(n, t), MinibatchLearner)]
 
+def scores(model, X):
+    """f(X): decision_function of a classifier, predict of a regressor (which has none)."""
+    return model.predict(X) if model.task == "regression" else model.decision_function(X)
+
+
 
 def _toy(task, n=320, d=4, seed=0):
     rng = np.random.default_rng(seed)
@@ -51,7 +56,7 @@ def test_same_seed_same_model(spec):
     task, name = spec
     X, y = _toy(task)
     a, b = _make(task, name).fit(X, y), _make(task, name).fit(X, y)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    np.testing.assert_array_equal(scores(a, X), scores(b, X))
 
 
 def test_pickle_mid_stream_then_continue(spec):
@@ -61,7 +66,7 @@ def test_pickle_mid_stream_then_continue(spec):
     resumed = pickle.loads(pickle.dumps(straight))
     straight.partial_fit(X[160:], y[160:])
     resumed.partial_fit(X[160:], y[160:])
-    np.testing.assert_allclose(straight.decision_function(X[:50]), resumed.decision_function(X[:50]),
+    np.testing.assert_allclose(scores(straight, X[:50]), scores(resumed, X[:50]),
                                rtol=0, atol=1e-12)
 
 
@@ -76,15 +81,15 @@ def test_partial_fit_chunks_equal_fit(spec):
     chunked = _make(task, name)
     for lo in range(0, len(y), 64):  # multiples of batch_size
         chunked.partial_fit(X[lo:lo + 64], y[lo:lo + 64], classes=np.unique(y) if task != "regression" else None)
-    np.testing.assert_allclose(chunked.decision_function(X[:40]), whole.decision_function(X[:40]),
+    np.testing.assert_allclose(scores(chunked, X[:40]), scores(whole, X[:40]),
                                rtol=1e-9, atol=1e-9)
 
 
 def test_sparse_input_equals_dense(spec):
     task, name = spec
     X, y = _toy(task)
-    a = _make(task, name).fit(X, y).decision_function(X[:30])
-    b = _make(task, name).fit(sp.csr_matrix(X), y).decision_function(sp.csr_matrix(X[:30]))
+    a = scores(_make(task, name).fit(X, y), X[:30])
+    b = scores(_make(task, name).fit(sp.csr_matrix(X), y), sp.csr_matrix(X[:30]))
     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
 
 

@@ -23,59 +23,7 @@ from lsokl.learners.base import expected_failed_checks
 # making it conformant, the checks failing today)}. Strict: a check listed here that starts
 # passing fails this test, so remove it from the list then. A check that cannot pass for a
 # documented reason belongs in the class's own ``expected_failed_checks`` instead.
-NOT_YET_CONFORMANT = {
-    "DSG": ("dsg (issue 13)", {
-        "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
-        "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
-        "check_estimator_sparse_tag", "check_estimators_empty_data_messages",
-        "check_estimators_fit_returns_self", "check_estimators_overwrite_params",
-        "check_f_contiguous_array_estimator", "check_fit2d_predict1d", "check_fit_score_takes_y",
-        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-        "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
-        "check_readonly_memmap_input",
-    }),
-    "KernelNORMA": ("dsg (issue 13)", {
-        "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
-        "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
-        "check_estimator_sparse_tag", "check_estimators_empty_data_messages",
-        "check_estimators_fit_returns_self", "check_estimators_overwrite_params",
-        "check_f_contiguous_array_estimator", "check_fit2d_predict1d", "check_fit_score_takes_y",
-        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-        "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
-        "check_readonly_memmap_input",
-    }),
-    "KernelSDCA": ("dsg (issue 13)", {
-        "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
-        "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
-        "check_estimator_sparse_tag", "check_estimators_empty_data_messages",
-        "check_estimators_fit_returns_self", "check_estimators_overwrite_params",
-        "check_f_contiguous_array_estimator", "check_fit2d_predict1d", "check_fit_score_takes_y",
-        "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-        "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit",
-        "check_readonly_memmap_input",
-    }),
-    "MulticlassDSG": ("dsg (issue 13)", {
-        "check_complex_data", "check_dtype_object", "check_estimator_sparse_tag",
-        "check_estimators_empty_data_messages", "check_fit2d_predict1d",
-        "check_methods_subset_invariance", "check_n_features_in_after_fitting",
-    }),
-    "NystromPegasos": ("dsg (issue 13)", {
-        "generating the checks",
-    }),
-    "NystromSDCA": ("dsg (issue 13)", {
-        "generating the checks",
-    }),
-    "RandomFeaturePegasos": ("dsg (issue 13)", {
-        "generating the checks",
-    }),
-    "RandomFeatureSDCA": ("dsg (issue 13)", {
-        "generating the checks",
-    }),
-    "RegressionDSG": ("dsg (issue 13)", {
-        "check_complex_data", "check_dtype_object", "check_estimator_sparse_tag",
-        "check_estimators_empty_data_messages", "check_fit2d_predict1d",
-        "check_n_features_in_after_fitting",
-    }),
+NOT_YET_CONFORMANT: dict[str, tuple[str, set]] = {
 }
 
 
