@@ -270,11 +270,6 @@ class MinibatchLearner(BaseEstimator):
         self.samples_seen_ = 0
         self._start(n_features, self._n_outputs, n_total)
 
-    def _check_width(self, X) -> None:
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with "
-                             f"{self.n_features_in_}")
-
     def _check_fitted(self) -> None:
         check_is_fitted(self)
 
