@@ -41,6 +41,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import page  # noqa: E402  (benchmarks/page.py: machine description shared by every benchmark)
 
 CASES = [  # dataset, sigma, budget
     ("a9a", float(np.sqrt(123 / 2)), 100),  # LIBSVM's default gamma = 1/d
@@ -157,7 +160,7 @@ def main(argv=None) -> int:
 
 
 def render(rows, ge, reason, args, load_before, load_after) -> str:
-    cpu = _cpu_model()
+    cpu = page.cpu_model()
     lines = ["## BSGD-M / BSGD-R beside BudgetedSVM's C++ (benchmarks/bsgd.py)", "",
              f"Machine: {cpu}, {os.cpu_count()} cores shared with other sessions; load average "
              f"{load_before[0]:.1f} before, {load_after[0]:.1f} after (1-min). One thread each. Medians of "
@@ -186,16 +189,6 @@ def render(rows, ge, reason, args, load_before, load_after) -> str:
         lines.append(f"| {k} | {e:.3f} | {n:,} | {published[k]} |")
     lines += ["", f"Run with: `{' '.join([Path(sys.executable).name, *sys.argv])}` on {platform.python_version()}."]
     return "\n".join(lines) + "\n"
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":
