@@ -142,24 +142,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
             cls.__sklearn_tags__ = OnlineLearner.__sklearn_tags__
 
     def __sklearn_tags__(self):
-        base = BaseEstimator.__sklearn_tags__(self)
-        tags = LearnerTags(**{f: getattr(base, f) for f in Tags.__dataclass_fields__})
-        tags.input_tags.sparse = True  # every loop reads CSR rows (lsokl.learners.stream)
-        # A seeded learner replays the same draws, so only an unseedable randomized one is not
-        # deterministic; none is today.
-        tags.non_deterministic = self.randomized and "random_state" not in self._get_param_names()
-        if self.task == "regression":
-            tags.estimator_type = "regressor"
-            tags.classifier_tags = None
-            tags.regressor_tags = RegressorTags(poor_score=bool(self.poor_score))
-        else:
-            tags.estimator_type = "classifier"
-            tags.regressor_tags = None
-            tags.classifier_tags = ClassifierTags(multi_class=self.task == "multiclass",
-                                                  poor_score=bool(self.poor_score))
-        tags.target_tags.required = True
-        tags.expected_failed_checks = dict(type(self).expected_failed_checks)
-        return tags
+        return task_tags(self)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "counts_")
@@ -377,3 +360,26 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
 SIGMA = Num(0, float("inf"), "neither")
 VARIANT = OneOf(("faithful", "corrected"))
 SEED = Seed()
+
+
+def task_tags(est) -> "LearnerTags":
+    """scikit-learn tags from a learner's ``task``, ``randomized``, ``poor_score`` and
+    ``expected_failed_checks`` (shared by the online learners and the mini-batch ones)."""
+    base = BaseEstimator.__sklearn_tags__(est)
+    tags = LearnerTags(**{f: getattr(base, f) for f in Tags.__dataclass_fields__})
+    tags.input_tags.sparse = True  # every learner reads CSR rows (Stream, feature maps, DSG's gather-add)
+    # A seeded learner replays the same draws, so only an unseedable randomized one is not
+    # deterministic; none is today.
+    tags.non_deterministic = est.randomized and "random_state" not in est._get_param_names()
+    if est.task == "regression":
+        tags.estimator_type = "regressor"
+        tags.classifier_tags = None
+        tags.regressor_tags = RegressorTags(poor_score=bool(est.poor_score))
+    else:
+        tags.estimator_type = "classifier"
+        tags.regressor_tags = None
+        tags.classifier_tags = ClassifierTags(multi_class=est.task == "multiclass",
+                                              poor_score=bool(est.poor_score))
+    tags.target_tags.required = True
+    tags.expected_failed_checks = dict(type(est).expected_failed_checks)
+    return tags

@@ -29,7 +29,6 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils import ClassifierTags, RegressorTags, Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -139,24 +138,9 @@ class MinibatchLearner(BaseEstimator):
     poor_score: ClassVar[str] = ""
 
     def __sklearn_tags__(self):
-        from .base import LearnerTags
+        from .base import task_tags
 
-        base = BaseEstimator.__sklearn_tags__(self)
-        tags = LearnerTags(**{f: getattr(base, f) for f in Tags.__dataclass_fields__})
-        tags.input_tags.sparse = True  # CSR rows: compiled gather-add (DSG), Stream (maps), kernels
-        tags.non_deterministic = self.randomized and "random_state" not in self._get_param_names()
-        if self.task == "regression":
-            tags.estimator_type = "regressor"
-            tags.classifier_tags = None
-            tags.regressor_tags = RegressorTags(poor_score=bool(self.poor_score))
-        else:
-            tags.estimator_type = "classifier"
-            tags.regressor_tags = None
-            tags.classifier_tags = ClassifierTags(multi_class=self.task == "multiclass",
-                                                  poor_score=bool(self.poor_score))
-        tags.target_tags.required = True
-        tags.expected_failed_checks = dict(type(self).expected_failed_checks)
-        return tags
+        return task_tags(self)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "t_")
