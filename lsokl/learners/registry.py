@@ -28,6 +28,7 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("binary", "bpegasos"): "lsokl.learners.bpegasos:BinaryBPegasos",
     ("binary", "bsgd-m"): "lsokl.learners.bpegasos:BinaryBSGDM",
     ("binary", "bsgd-r"): "lsokl.learners.bpegasos:BinaryBSGDR",
+    ("binary", "prjtrn++"): "lsokl.learners.prjtrn:BinaryPRJTRNpp",  # DOGMA's, threshold tuned to B
     ("binary", "bka-svm"): "lsokl.learners.bkasvm:BKASVM",  # batch (MEKA Table 2)
     ("binary", "libsvm-subsample"): "lsokl.learners.libsvm_subsample:LIBSVMSubsample",  # batch
     ("binary", "fastfood-svm"): "lsokl.learners.fastfood_svm:FastfoodSVM",  # batch (MEKA Table 2)
@@ -54,6 +55,7 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("multiclass", "bpegasos"): "lsokl.learners.bpegasos:BPegasos",
     ("multiclass", "bsgd-m"): "lsokl.learners.bpegasos:BSGDM",
     ("multiclass", "bsgd-r"): "lsokl.learners.bpegasos:BSGDR",
+    ("multiclass", "prjtrn++"): "lsokl.learners.prjtrn:PRJTRNpp",  # not LSOKL's projectron++
     ("multiclass", "dsg"): "lsokl.learners.dsg:MulticlassDSG",
     # Regression (spec section 3): update when |y - f| > epsilon, report the squared loss.
     ("regression", "perceptron"): "lsokl.learners.perceptron:RegressionPerceptron",
@@ -85,7 +87,7 @@ DISPLAY_NAMES = {
     "perceptron": "Perceptron", "ogd": "OGD", "rbp": "RBP", "forgetron": "Forgetron",
     "projectron": "Projectron", "projectron++": "Projectron++", "bpas": "BPA-S", "bogd": "BOGD",
     "fogd": "FOGD", "nogd": "NOGD", "norma": "NORMA", "libsvm": "LIBSVM", "llsvm": "LLSVM",
-    "pegasos": "PegasosM", "bpegasos": "BPegasosM", "bsgd-m": "BSGD-M", "bsgd-r": "BSGD-R",
+    "pegasos": "PegasosM", "bpegasos": "BPegasosM", "bsgd-m": "BSGD-M", "bsgd-r": "BSGD-R", "prjtrn++": "PRJTRN++",
     "nystrom": "Nys", "rnys": "RNys", "knys": "KNys", "enys": "ENys", "rks": "RKS",
     "fastfood": "Fastfood", "meka": "MEKA", "bka-svm": "BKA-SVM", "fastfood-svm": "FastFood",
     "libsvm-subsample": "LIBSVM (subsample)",

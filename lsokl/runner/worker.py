@@ -36,16 +36,18 @@ class Job:
     overrides: tuple = ()  # (param, value) pairs chosen by `select` (lsokl.runner.selection)
     selection: dict | None = None  # the selection's summary, kept in the record
 
-    def order(self, n: int, permutations, epoch: int = 0) -> np.ndarray:
+    def order(self, n: int, permutations, epoch: int = 0, permutation: int | None = None) -> np.ndarray:
         """The stream order, computed where it is used (20 orders of a 5M-row set are 800 MB).
 
         Epoch 0 is the online protocol's order (so protocols see paired streams); later epochs of
-        the holdout protocol draw fresh permutations from the same seed."""
+        the holdout protocol draw fresh permutations from the same seed. ``permutation`` asks for
+        another repetition's order (default: this cell's)."""
         s = self.spec
+        p = s["permutation"] if permutation is None else permutation
         if epoch == 0 and s["permutation_source"] == "authors":
-            return authors_order(permutations, s["permutation"], n)
+            return authors_order(permutations, p, n)
         name = s["dataset"] if epoch == 0 else f'{s["dataset"]}#epoch{epoch}'
-        return permutation_order(s["seed"], name, s["permutation"], n)
+        return permutation_order(s["seed"], name, p, n)
 
 
 class CellTimeout(Exception):

@@ -193,6 +193,10 @@ def _train_online(job, learner, data, epochs: int):
 
     n = data.X.shape[0]
     order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
+    if callable(getattr(learner, "tune", None)):
+        # a learner that tunes a setting on one stream (PRJTRN++'s threshold, searched to end at
+        # B SVs) tunes it on permutation 1 and keeps it for every permutation (untimed)
+        learner.tune(data.X, data.y, job.order(n, data.permutations, permutation=0))
     warm_up(job, data.X, data.y)
     average = job.spec.get("test_with", "final") == "average"
     if average:
@@ -335,6 +339,8 @@ def evaluate(job, learner, data, *, trace, train_time: float, n_train: int, epoc
     }
     if job.selection is not None:
         fields["holdout"]["selection"] = job.selection
+    if getattr(learner, "threshold_search_", None) is not None:
+        fields["holdout"]["threshold_search"] = learner.threshold_search_
     if getattr(learner, "test_curve_", None) is not None:
         fields["holdout"]["test_curve"] = learner.test_curve_
     if task == "regression" and trace is not None:
