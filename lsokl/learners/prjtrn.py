@@ -51,6 +51,7 @@ from .base import SIGMA
 from .kernels import JIT, kernel_row, store_row
 from .params import Num
 from .support import SupportVectorLearner
+from .tasks import top_two
 
 EPS = float(np.finfo(np.float64).eps)  # MATLAB's eps: a residual below it projects, per class
 ETA_RANGE = (1e-6, 1.0)
@@ -122,14 +123,7 @@ def play(xs, sqn, y, order, start, stop, sv, sv_sqn, alpha, size, counts, inv2s2
             kj = krow[j]
             for k in range(c):
                 scores[k] += alpha[j, k] * kj
-        y_hat = 0
-        for k in range(1, c):
-            if scores[k] > scores[y_hat]:
-                y_hat = k
-        r = -1
-        for k in range(c):
-            if k != yi and (r < 0 or scores[k] > scores[r]):
-                r = k
+        y_hat, r = top_two(scores, yi)  # ties to the lowest index, as MATLAB's max
         counts[0] += 1
         if y_hat != yi:
             counts[1] += 1

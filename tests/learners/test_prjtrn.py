@@ -253,21 +253,12 @@ def test_holdout_protocol_tunes_on_permutation_one_for_every_permutation(tmp_pat
     from lsokl.runner import run_experiment
     from lsokl.runner.seeds import permutation_order
 
-    from tests.test_protocol_holdout import _independent_split
+    from tests.test_protocol_holdout import HOLDOUT, _independent_split
 
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(textwrap.dedent("""
-        name: prjtrn-tiny
-        seed: 1
-        permutations: 3
-        protocol: holdout
-        test_fraction: 0.25
-        scale: zscore
-        datasets:
-          breast_cancer: {}
-        algorithms:
-          prjtrn++: {sigma: 4, budget: 30}
-        """))
+    # the holdout tests' breast-cancer setting (seed 1, a 25% stratified test cut, z-scores)
+    cfg.write_text(textwrap.dedent(HOLDOUT).split("algorithms:")[0].replace(
+        "permutations: 2", "permutations: 3") + "algorithms:\n  prjtrn++: {sigma: 4, budget: 30}\n")
     assert run_experiment(load_config(cfg), tmp_path / "res", jobs=1).exit_code == 0
     recs = ResultStore(tmp_path / "res").records()
     assert len(recs) == 3
