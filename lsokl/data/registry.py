@@ -91,6 +91,21 @@ class DatasetSpec:
         return hashlib.sha256(blob.encode()).hexdigest()
 
     @property
+    def settings_hash(self) -> str:
+        """Identifies how the files are read into arrays (format, parse options, shape, storage,
+        preprocessing, parser version), not which files: the files' own hashes are ``meta["sha256"]``.
+
+        Part of every cell's key (``lsokl.runner.run``), so a changed reading of the same file
+        (e.g. parkinsons with 19 or 20 columns) never reuses a record made from the old one. Unlike
+        :attr:`spec_hash` it ignores descriptions, aliases and URLs, which do not change the arrays."""
+        blob = json.dumps({
+            "task": self.task, "format": self.format, "parse": self.parse, "d": self.d, "classes": self.classes,
+            "storage": self.storage, "preprocessing": self.preprocessing, "parser": PARSER_VERSION,
+            "splits": {name: {"n": s.n, "parse": s.parse} for name, s in sorted(self.splits.items())},
+        }, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    @property
     def mirror_paths(self) -> list[str]:
         seen: dict[str, None] = {}
         for split in self.splits.values():

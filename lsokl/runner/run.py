@@ -108,8 +108,29 @@ def dataset_hash(ds) -> str:
     return h.hexdigest()
 
 
-def cell_key(cell: Cell, sha: str, version: str) -> str:
-    return stable_hash(cell.spec(sha, version))
+def dataset_settings(ds) -> str | None:
+    """The hash of how a registered dataset's files are parsed and scaled (None for a built-in,
+    whose ``meta["sha256"]`` already hashes its generator spec); see
+    :attr:`lsokl.data.registry.DatasetSpec.settings_hash`."""
+    from ..data import registry
+
+    name = registry.resolve(ds.name) if ds.name else None
+    return registry.specs()[name].settings_hash if name else None
+
+
+def cell_spec(cell: Cell, ds, version: str) -> dict:
+    """A cell's spec (its hash is the record key): the config's settings, the data files' hash and,
+    for a registered dataset, the hash of its parse/scale settings, so a record made from another
+    reading of the same file is never reused."""
+    spec = cell.spec(dataset_hash(ds), version)
+    settings = dataset_settings(ds)
+    if settings is not None:
+        spec["dataset_settings"] = settings
+    return spec
+
+
+def cell_key(cell: Cell, ds, version: str) -> str:
+    return stable_hash(cell_spec(cell, ds, version))
 
 
 def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorithms=(),
@@ -204,7 +225,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
 
     def plan(cell: Cell, dkey: str, **job_extra) -> tuple[Job, str] | None:
         """The job of a cell that must run now (None: finished earlier, kept failed, or a repeat)."""
-        spec = cell.spec(dataset_hash(loaded[cell.dataset]), version)
+        spec = cell_spec(cell, loaded[cell.dataset], version)
         key = stable_hash(spec)
         if key in seen:  # the same setting listed twice (e.g. two labels, same learner and params)
             return None
@@ -257,10 +278,10 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
         second = []
         for cell, dkey in pending:
             inner = selection.inner_cells(cell)
-            sha = dataset_hash(loaded[cell.dataset])
-            recs = [store.read(stable_hash(ic.spec(sha, version))) for ic, _ in inner]
+            ds = loaded[cell.dataset]
+            recs = [store.read(cell_key(ic, ds, version)) for ic, _ in inner]
             chosen, summary_sel = selection.choose(cell, inner, recs)
-            spec = cell.spec(sha, version)
+            spec = cell_spec(cell, ds, version)
             key = stable_hash(spec)
             entropy = tuple(int(x) for x in learner_seed(cell.seed, cell.dataset, cell.learner,
                                                           cell.permutation).entropy)
