@@ -11,6 +11,8 @@ declares that search beside the grid it feeds::
       permutations: 3                   # passes per setting ...
       seed: 5                           # ... on seeded streams that are not the reported ones
       rule: lowest-mean                 # the only rule: lowest mean mistake rate / squared loss
+      refine: [1, 2, 3, 4, 5, 6, 7, 8, 9]   # optional: then try m * 10^k between the best point's
+                                        # grid neighbours (see below) [default: no refinement]
       datasets: [abalone, cadata]       # optional: only these datasets [default: all of the config]
       overrides:                        # optional, per dataset and label (grid, permutations)
         kddcup99: {ogd: {permutations: 1, eta: [2, 0.2, 0.02]}}
@@ -31,6 +33,14 @@ How it runs (``lsokl run`` does it before the table's own cells; ``--no-search``
    :func:`selection_markdown` writes ``<results>/eta_selection.md``: the whole grid, the choice,
    and why each excluded setting was excluded.
 
+``refine`` (mantissas m in [1, 10)) makes the search two-stage, coarse then fine: after the grid,
+for every (dataset, label) with a single searched parameter, the values m * 10^k that lie strictly
+between the chosen value's two neighbours in the grid (and that the grid does not hold) are played
+the same way, and the rule picks among the grid and these values together. With the 1-2-5 grid and
+m = 1..9, a choice of 0.5 adds 0.3, 0.4, 0.6, ..., 0.9. It stands for the resolution of the LSOKL
+paper's "random search" (the step sizes stored in the authors' files, 0.3 and 0.4, are such points)
+at a fraction of the cost of the whole 1..9 grid.
+
 A parameter the config fixes for one dataset (``datasets.housing.algorithms.ogd.eta``: the step
 size stored in the authors' data file) is not searched on that dataset.
 """
@@ -43,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RULES = ("lowest-mean",)
-SEARCH_KEYS = ("algorithms", "permutations", "seed", "rule", "datasets", "overrides")
+SEARCH_KEYS = ("algorithms", "permutations", "seed", "rule", "datasets", "overrides", "refine")
 SEARCH_DIR = "search"
 SELECTION_FILE = "eta_selection.md"
 
@@ -56,6 +66,8 @@ class SearchSpec:
     rule: str
     datasets: tuple | None  # None = every dataset of the config
     overrides: dict  # dataset -> label -> {param: value or list, permutations: n}
+    refine: tuple = ()  # mantissas of the second, finer stage (empty: no refinement)
+    only: dict | None = None  # dataset -> labels: restrict the search to these (the refine stage)
 
 
 # --------------------------------------------------------------------------- config
@@ -100,7 +112,12 @@ def parse_search(v, value, labels, datasets_raw: dict, seed: int) -> SearchSpec:
 
                 v.fail(f"search.overrides.{d}.{label}",
                        str(UnknownNameError("searched label", label, grids)))
+    refine = top.get("refine", [])
+    if not isinstance(refine, list) or not all(
+            isinstance(m, (int, float)) and not isinstance(m, bool) and 1 <= m < 10 for m in refine):
+        v.expected("search.refine", "a list of mantissas in [1, 10), e.g. [1, 2, 3, 4, 5, 6, 7, 8, 9]", refine)
     return SearchSpec(
+        refine=tuple(refine),
         grids=grids,
         permutations=v.int_("search.permutations", top.get("permutations", 3), low=1),
         seed=v.int_("search.seed", top.get("seed", seed + 1)),
@@ -137,6 +154,8 @@ def search_config(raw: dict, spec: SearchSpec) -> dict:
     for name, entry in (raw.get("datasets") or {}).items():
         if spec.datasets is not None and name not in spec.datasets:
             continue
+        if spec.only is not None and name not in spec.only:
+            continue
         entry = copy.deepcopy(dict(entry or {}))
         entry.pop("permutations", None)
         entry.pop("permutation_source", None)
@@ -156,6 +175,8 @@ def search_config(raw: dict, spec: SearchSpec) -> dict:
             per.setdefault(label, {}).update(copy.deepcopy(extra))
         if per:
             entry["algorithms"] = per
+        if spec.only is not None:
+            exclude += [lab for lab in spec.grids if lab not in spec.only[name]]
         exclude = list(dict.fromkeys(exclude))
         if set(exclude) >= set(spec.grids):
             continue  # nothing left to search on this dataset
@@ -178,6 +199,56 @@ def search_experiment(exp):
     if not raw["datasets"]:
         return None
     return parse_config(raw, f"{exp.path} (search:)")
+
+
+# --------------------------------------------------------------------------- refinement
+def refined_values(grid: list, chosen, mantissas) -> list:
+    """The values m * 10^k strictly between ``chosen``'s neighbours in ``grid`` that the grid does
+    not hold, largest first (at either end of the grid, the end itself bounds the interval)."""
+    vals = sorted({float(g) for g in grid})
+    c = float(chosen)
+    if c not in vals or not mantissas:
+        return []
+    i = vals.index(c)
+    lo, hi = vals[max(i - 1, 0)], vals[min(i + 1, len(vals) - 1)]
+    if lo <= 0:
+        return []
+    out = set()
+    for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        for m in mantissas:
+            x = float(f"{m}e{k}")  # 3e-1 == 0.3 exactly as a config would spell it
+            if lo < x < hi and x not in vals:
+                out.add(x)
+    return sorted(out, reverse=True)
+
+
+def refine_spec(spec: SearchSpec, choices: list) -> SearchSpec | None:
+    """The second stage: per (dataset, label) with one searched parameter and a choice, the
+    refined values around it (None when there is nothing to add)."""
+    if not spec.refine:
+        return None
+    overrides: dict = {}
+    only: dict = {}
+    for ch in choices:
+        if ch.chosen is None or len(ch.params) != 1:
+            continue
+        (param,) = ch.params
+        grid = (spec.overrides.get(ch.dataset, {}).get(ch.algorithm, {}) or {}).get(param)
+        grid = grid if isinstance(grid, list) else spec.grids[ch.algorithm][param]
+        try:
+            extra = refined_values(grid, ch.chosen[param], spec.refine)
+        except (TypeError, ValueError):
+            continue  # a non-numeric grid has nothing between its points
+        if not extra:
+            continue
+        given = {k: v for k, v in (spec.overrides.get(ch.dataset, {}).get(ch.algorithm) or {}).items()
+                 if not isinstance(v, list)}  # keep e.g. its own permutations
+        overrides.setdefault(ch.dataset, {})[ch.algorithm] = {**given, param: extra}
+        only.setdefault(ch.dataset, set()).add(ch.algorithm)
+    if not only:
+        return None
+    return SearchSpec(grids=spec.grids, permutations=spec.permutations, seed=spec.seed, rule=spec.rule,
+                      datasets=spec.datasets, overrides=overrides, refine=(), only=only)
 
 
 # --------------------------------------------------------------------------- the rule
@@ -301,6 +372,10 @@ def selection_markdown(exp, choices: list[Choice], missing=()) -> str:
              "the larger value. A setting is never chosen if any of its passes failed, diverged or was "
              "**degenerate** (a constant predictor: the mistakes of always predicting one class in every "
              "checkpoint segment, a constant squared loss, or no update at all; `lsokl/runner/degenerate.py`).",
+             *(["", "Two stages: the grid, then (`refine`) the values m x 10^k with m in "
+                f"{{{', '.join(_fmt_value(m) for m in spec.refine)}}} strictly between the grid's best point "
+                "and its two neighbours; the rule chooses among both stages' settings. Blank cells were "
+                "not played (outside the refined interval)."] if spec.refine else []),
              "", "Cells: mean over the passes (mistake rate in %, squared loss as is); **bold** = chosen; "
              "`const` = degenerate (never chosen); `—` = failed or diverged.", ""]
     lines += grid_markdown(choices)
@@ -330,12 +405,14 @@ def grid_markdown(choices: list[Choice]) -> list[str]:
     for ch in choices:
         by_task.setdefault((ch.task, tuple(ch.params)), []).append(ch)
     for (task, params), group in by_task.items():
-        cols = []
+        cols, order = [], {}
         for ch in group:
             for c in ch.candidates:
                 label = ", ".join(f"{p}={_fmt_value(c.values[p])}" for p in params)
                 if label not in cols:
                     cols.append(label)
+                    order[label] = tuple(-_num(c.values[p]) for p in params)
+        cols.sort(key=lambda lab: order[lab])  # largest first, refined values between grid points
         lines += [f"| dataset | algorithm | {' | '.join(cols)} | chosen |",
                   "|---|---|" + "---|" * (len(cols) + 1)]
         for ch in group:
@@ -390,6 +467,12 @@ def _task(choices) -> str:
 
 
 # --------------------------------------------------------------------------- the step
+@dataclass
+class _Cells:
+    """Both stages' cells, as :func:`select` reads them."""
+    cells: list
+
+
 def run_search(exp, results, *, datasets=(), algorithms=(), progress=None, **run_kwargs):
     """Run the search's cells into ``<results>/search``, select, write ``eta_selection.md``; return
     ``(table experiment with the chosen values, choices, search summary)``. Without a search: exp."""
@@ -407,6 +490,23 @@ def run_search(exp, results, *, datasets=(), algorithms=(), progress=None, **run
     summary = run_experiment(search_exp, store_dir, datasets=ds, algorithms=al, progress=progress,
                              **run_kwargs)
     choices = select(search_exp, ResultStore(store_dir).records(), exp.search)
+    fine = refine_spec(exp.search, choices)
+    if fine is not None:  # the second stage: the values between the chosen point's neighbours
+        from .config import parse_config
+
+        fine_exp = parse_config(search_config(exp.raw, fine), f"{exp.path} (search: refine)")
+        ds2 = [d for d in ds if d in fine_exp.datasets]
+        al2 = [a for a in al if a.split("[")[0] in fine_exp.algorithms]
+        if not ((ds and not ds2) or (al and not al2)):
+            more = run_experiment(fine_exp, store_dir, datasets=ds2, algorithms=al2, progress=progress,
+                                  **run_kwargs)
+            summary.selected += more.selected
+            summary.ran.update(more.ran)
+            summary.skipped_ok += more.skipped_ok
+            summary.kept_failed.update(more.kept_failed)
+            summary.failures += more.failures
+            both = _Cells(search_exp.cells + fine_exp.cells)
+            choices = select(both, ResultStore(store_dir).records(), exp.search)
     if not datasets and not algorithms:  # a partial run does not rewrite the committed file
         Path(results).mkdir(parents=True, exist_ok=True)
         (Path(results) / SELECTION_FILE).write_text(selection_markdown(exp, choices, sorted(summary.missing)))

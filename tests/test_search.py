@@ -121,3 +121,57 @@ def test_lsokl_run_runs_the_search_then_the_table(tmp_path):
     assert res.exit_code == 0, res.output
     assert {r["params"]["eta"] for r in ResultStore(tmp_path / "plain").records()} == {0.002}
     assert not (tmp_path / "plain" / "search").exists()
+
+
+def test_refined_values_lie_strictly_between_the_chosen_points_neighbours():
+    from lsokl.search import refined_values
+
+    grid = [2, 1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002]
+    nine = range(1, 10)
+    assert refined_values(grid, 0.5, nine) == [0.9, 0.8, 0.7, 0.6, 0.4, 0.3]
+    assert refined_values(grid, 0.2, nine) == [0.4, 0.3]
+    assert refined_values(grid, 0.001, nine) == [0.0009, 0.0008, 0.0007, 0.0006]
+    assert refined_values(grid, 0.0002, nine) == [0.0004, 0.0003]  # the grid's end bounds it
+    assert refined_values(grid, 2, nine) == []  # nothing m * 10^k between 1 and 2
+    assert refined_values([2, 0.2, 0.02], 0.2, [3]) == [0.3, 0.03]
+    assert refined_values(grid, 0.3, nine) == []  # not a grid point: nothing to refine around
+
+
+REFINE = CONFIG.replace("  seed: 8\n", "  seed: 8\n  refine: [3, 6]\n").replace(
+    "    fogd: {eta: [0.2, 0.002]}\n", "    fogd: {eta: [0.2, 0.02, 0.002]}\n")
+
+
+def test_refine_plays_the_values_between_the_best_points_neighbours_and_chooses_among_both(tmp_path):
+    exp = _load(tmp_path, REFINE)
+    assert exp.search.refine == (3, 6)
+    table, choices, summary = run_search(exp, tmp_path / "r", jobs=1)
+    recs = ResultStore(tmp_path / "r" / "search").records()
+    by_pair: dict = {}
+    for r in recs:
+        by_pair.setdefault((r["dataset"], r["algorithm"]), {}).setdefault(r["params"]["eta"], []).append(r["value"])
+    grids = {"ogd": [2, 0.2, 0.02], "fogd": [0.2, 0.02, 0.002]}
+    coarse_best = {}
+    for (ds, alg), means in by_pair.items():
+        coarse = {e: v for e, v in means.items() if e in grids[alg]}
+        coarse_best[(ds, alg)] = min(sorted(coarse, reverse=True), key=lambda e: sum(coarse[e]) / 2)
+        # stage 2 played exactly the m * 10^k (m in {3, 6}) strictly between the best point's neighbours
+        g = sorted(grids[alg])
+        i = g.index(coarse_best[(ds, alg)])
+        lo, hi = g[max(i - 1, 0)], g[min(i + 1, len(g) - 1)]
+        want = {x for x in (3, 6, 0.3, 0.6, 0.03, 0.06, 0.003, 0.006, 0.0003) if lo < x < hi}
+        assert set(means) - set(grids[alg]) == want, (ds, alg, coarse_best[(ds, alg)])
+        assert all(len(v) == 2 for v in means.values())
+    assert len(recs) == summary.ran["ok"] > 14
+    # the choice is the rule over both stages together
+    for ch in choices:
+        means = by_pair[(ch.dataset, ch.algorithm)]
+        assert ch.chosen == {"eta": min(sorted(means, reverse=True), key=lambda e: sum(means[e]) / 2)}
+    md = (tmp_path / "r" / "eta_selection.md").read_text()
+    assert "Two stages" in md
+    again = run_search(exp, tmp_path / "r", jobs=1)[2]
+    assert not again.ran and again.skipped_ok == len(recs)
+
+
+def test_a_malformed_refine_points_at_the_key(tmp_path):
+    with pytest.raises(ConfigError, match="search.refine"):
+        _load(tmp_path, CONFIG.replace("  seed: 8\n", "  seed: 8\n  refine: [0.5]\n"))

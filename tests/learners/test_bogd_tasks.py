@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from lsokl.learners.bogd import MulticlassBOGD, RegressionBOGD
+from lsokl.learners.randomness import ReplaySource
 from reference_impl import authors_runs
 from reference_impl import bogd_tasks as reference
 from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs
@@ -71,8 +72,57 @@ def test_defaults_are_the_authors_script_values_and_deterministic():
     assert MulticlassBOGD().get_params() == {"sigma": 8.0, "budget": 200, "eta": 0.5,
                                              "lam": 1e-5, "gamma": math.inf}
     assert RegressionBOGD().get_params() == {"sigma": 8.0, "budget": 30, "eta": 0.1,
-                                             "lam": 0.03, "epsilon": 0.1}
-    assert not MulticlassBOGD.randomized and not RegressionBOGD.randomized
+                                             "lam": 0.03, "epsilon": 0.1, "removal": "oldest",
+                                             "random_state": None}
+    assert not MulticlassBOGD.randomized
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_regression_uniform_removal_at_the_oldest_position_is_oldest_removal(seed):
+    """Uniform removal draws a position in the oldest-first list; drawing position 1 every time
+    must give exactly the authors' oldest removal."""
+    X, y, order = regression_stream(seed)
+    kw = dict(sigma=0.5, budget=9, eta=0.3, lam=0.03, epsilon=0.05)
+    old = RegressionBOGD(**kw)
+    t_old = old.run(X, y, order)
+    uni = RegressionBOGD(removal="uniform", **kw)
+    t_uni = uni.run(X, y, order, random_source=ReplaySource(positions=np.ones(len(order), int), budget=9))
+    assert t_old.mistakes == t_uni.mistakes and t_old.support_size == t_uni.support_size == 9
+    assert t_uni.squared_loss == t_old.squared_loss
+    np.testing.assert_array_equal(uni.predict(X), old.predict(X))
+
+
+def test_regression_uniform_removal_drops_the_drawn_position():
+    """Drawing the newest position (B) every time keeps the first B-1 stored instances forever."""
+    X, y, order = regression_stream(0)
+    kw = dict(sigma=0.5, budget=4, eta=0.3, lam=0.03, epsilon=0.05)
+    model = RegressionBOGD(removal="uniform", **kw)
+    trace = model.run(X, y, order, random_source=ReplaySource(positions=np.full(len(order), 4), budget=4))
+    # the stored instances, in order: replay the update condition with the oldest-removal learner's
+    # own first steps (identical until the budget is first full)
+    first = RegressionBOGD(**kw)
+    stored = []
+    for t in range(len(order)):
+        before = first.support_size_ if t else 0
+        first.partial_fit(X[order[t] : order[t] + 1], y[order[t] : order[t] + 1])
+        if first.support_size_ > before:
+            stored.append(order[t])
+        if len(stored) == 3:
+            break
+    sv = model.support_vectors()
+    assert trace.support_size == 4 and trace.mistakes > 4  # removals happened
+    np.testing.assert_array_equal(sv[:3], X[stored])
+    assert not np.array_equal(sv, first.support_vectors())
+
+
+def test_regression_uniform_removal_is_seeded():
+    """A seeded uniform-removal learner replays itself; another seed removes other SVs."""
+    X, y, order = regression_stream(1)
+    kw = dict(sigma=0.5, budget=5, eta=0.3, lam=0.03, epsilon=0.05, removal="uniform")
+    a = RegressionBOGD(random_state=3, **kw).run(X, y, order).squared_loss
+    b = RegressionBOGD(random_state=3, **kw).run(X, y, order).squared_loss
+    c = RegressionBOGD(random_state=4, **kw).run(X, y, order).squared_loss
+    assert a == b and a != c
 
 
 # ----------------------------------------------------------------------------- authors' runs
