@@ -126,3 +126,31 @@ def test_figure_cli(tmp_path):
     assert (tmp_path / "cli" / "budget-dna.png").exists()
     res = CliRunner().invoke(app, ["figure", str(res_dir)])
     assert res.exit_code != 0
+
+
+def test_step_size_curve_marks_the_published_value(tmp_path):
+    """`--sweep eta --paper lsokl2016:table7` on a search's records: log eta axis, the published
+    value drawn, and the CSV's deviation in published std computed from the published row."""
+    from lsokl.report.figures import make_figures
+
+    store = ResultStore(tmp_path / "res").ensure()
+    etas = (0.2, 0.02, 0.002, 0.0002)
+    i = 0
+    for eta in etas:
+        for perm in range(2):
+            store.write(_record(i, dataset="dna", task="multiclass", algorithm="fogd",
+                                params={"sigma": 8.0, "budget": 200, "eta": eta, "rho_f": 4.0}, perm=perm,
+                                value=0.18 + 0.01 * perm + eta / 10, time_s=0.1))
+            i += 1
+    files = make_figures(tmp_path / "res", tmp_path / "out", sweep=["eta"], paper="lsokl2016:table7", dpi=30)
+    assert {f.name for f in files} >= {"eta-dna.png", "eta-dna.svg", "eta.csv"}
+    import pandas as pd
+
+    csv = pd.read_csv(tmp_path / "out" / "eta.csv")
+    # LSOKL Table 7, dna FOGD: 20.8 +- 0.7 (mistake rate %)
+    assert (csv["paper_mean"] == 20.8).all() and (csv["paper_std"] == 0.7).all()
+    row = csv[csv["x"] == 0.2].iloc[0]
+    assert row["mean"] == pytest.approx(100 * (0.185 + 0.02))
+    assert row["dev_std"] == pytest.approx((100 * (0.185 + 0.02) - 20.8) / 0.7)
+    svg = (tmp_path / "out" / "eta-dna.svg").read_text()
+    assert "published value (lsokl2016:table7)" in svg

@@ -266,6 +266,9 @@ def figure(
     test_curve: bool = typer.Option(
         False, "--test-curve", help="test error vs training samples seen (log x), mean and ±1 std band over "
         "repetitions, from holdout records with a curve (DSG Fig. 1)"),
+    paper: Optional[str] = typer.Option(
+        None, "--paper", help="with --sweep: mark each algorithm's published value (dashed, ±2 std band), e.g. "
+        "lsokl2016:table7; `lsokl figure RESULTS/search --sweep eta --paper ...` draws a step-size search's curves"),
 ) -> None:
     """The paper's figures: parameter sweeps (Fig. 3: rho_f / rho_n, Fig. 4: budget), convergence
     curves (Figs. 1-2, 5-6) and holdout test-error curves (DSG Fig. 1), as PNG and SVG with a caption line."""
@@ -275,7 +278,7 @@ def figure(
         _fail(LsoklError("nothing to draw: give --sweep PARAM, --convergence and/or --test-curve"))
     try:
         files = make_figures(results, out, sweep=sweep, convergence=convergence, prefix=prefix, title=title,
-                             dpi=dpi, test_curve=test_curve)
+                             dpi=dpi, test_curve=test_curve, paper=paper)
     except LsoklError as exc:
         _fail(exc)
     if not files:

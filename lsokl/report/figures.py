@@ -90,11 +90,28 @@ def _display(label: str, learner: str) -> str:
     return DISPLAY_NAMES.get(learner, label) if label == learner else label
 
 
+def _published(paper: pd.DataFrame | None, ds: str, learner: str) -> tuple[float, float] | None:
+    """The published (mean, std) of ``learner`` on ``ds`` in ``paper`` (None when absent)."""
+    if paper is None:
+        return None
+    from .paper import norm_dataset
+
+    row = paper[(paper["dataset_key"] == norm_dataset(ds)) & (paper["learner"] == learner)]
+    if row.empty or pd.isna(row["mean"].iloc[0]):
+        return None
+    return float(row["mean"].iloc[0]), float(row["std"].iloc[0])
+
+
 def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: str = "",
-                  title: str | None = None, dpi: int = 120) -> list[Path]:
+                  title: str | None = None, dpi: int = 120, paper: str | None = None) -> list[Path]:
     """For each dataset, one figure with two panels against ``param``: the metric (mistake rate %
     or squared loss) and log10 of the mean time per pass; one line per algorithm that sweeps
-    ``param``. Writes ``<prefix><param>-<dataset>.png|svg`` under ``out``; returns the files."""
+    ``param``. Writes ``<prefix><param>-<dataset>.png|svg`` under ``out``; returns the files.
+
+    ``paper`` (e.g. ``lsokl2016:table7``): each algorithm's published value is drawn as a dashed
+    line in its colour with a band of ±2 published std, and the CSV gets ``paper_mean``,
+    ``paper_std`` and ``dev_std`` (= (mean - paper_mean) / paper_std) per point, so a step-size
+    search's whole curve can be read against the published cell."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -106,6 +123,15 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
     written: list[Path] = []
     if table.empty:
         return written
+    published = None
+    if paper is not None:
+        from .paper import load_table
+
+        published = load_table(paper)
+        pub = [_published(published, r.dataset, r.learner) for r in table.itertuples()]
+        table = table.assign(paper_mean=[p[0] if p else np.nan for p in pub],
+                             paper_std=[p[1] if p else np.nan for p in pub])
+        table["dev_std"] = (table["mean"] - table["paper_mean"]) / table["paper_std"].where(table["paper_std"] > 0)
     xlabel = PARAM_LABELS.get(param, param)
     for ds, part in table.groupby("dataset", sort=False):
         task = part["task"].iloc[0]
@@ -113,11 +139,20 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
         for alg, g in part.groupby("algorithm", sort=False):
             label = _display(alg, g["learner"].iloc[0])
-            ax1.errorbar(g["x"], g["mean"], yerr=g["std"], marker="o", markersize=4, capsize=3,
-                         linewidth=1.5, label=label)
+            bars = ax1.errorbar(g["x"], g["mean"], yerr=g["std"], marker="o", markersize=4, capsize=3,
+                                linewidth=1.5, label=label)
+            pub = _published(published, ds, g["learner"].iloc[0])
+            if pub is not None:
+                colour = bars.lines[0].get_color()
+                ax1.axhline(pub[0], color=colour, linestyle="--", linewidth=1.0)
+                ax1.axhspan(pub[0] - 2 * pub[1], pub[0] + 2 * pub[1], color=colour, alpha=0.12, linewidth=0)
             # median: one pass per worker can include one-off compilation (an outlier, not the algorithm)
             lt = np.log10(g["time_median"].clip(lower=1e-9))
             ax2.plot(g["x"], lt, marker="o", markersize=4, linewidth=1.5, label=label)
+        xs = part["x"][part["x"] > 0]
+        if len(xs) and xs.min() > 0 and xs.max() / xs.min() >= 100:  # e.g. a step-size grid over decades
+            ax1.set_xscale("log")
+            ax2.set_xscale("log")
         ax1.set_xlabel(xlabel)
         ax1.set_ylabel(_metric_label(task))
         ax2.set_xlabel(xlabel)
@@ -134,7 +169,8 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
                f"{param} in {{{', '.join(f'{v:g}' for v in sorted(part['x'].unique()))}}}; "
                f"{runs} permutation{'s' if runs != 1 else ''} per point (mean, bars ±1 std; time: median pass); "
                f"scale={first['scale'] or 'as stored'}. Fixed: "
-               + (_fixed_settings(frame, ds, part["algorithm"].unique(), param) or "-") + ".")
+               + (_fixed_settings(frame, ds, part["algorithm"].unique(), param) or "-") + "."
+               + (f" Dashed: published value ({paper}), band ±2 published std." if paper else ""))
         fig.text(0.01, 0.01, "\n".join(textwrap.wrap(cap, 160)), fontsize=7.5, va="bottom", ha="left")
         n_lines = len(textwrap.wrap(cap, 160))
         fig.tight_layout(rect=(0, 0.03 + 0.03 * n_lines, 0.83, 1))
@@ -172,7 +208,7 @@ def load_frame(results: str | Path) -> pd.DataFrame:
 
 def make_figures(results: str | Path, out: str | Path | None = None, *, sweep: list[str] = (),
                  convergence: bool = False, prefix: str = "", title: str | None = None,
-                 dpi: int = 120, test_curve: bool = False) -> list[Path]:
+                 dpi: int = 120, test_curve: bool = False, paper: str | None = None) -> list[Path]:
     """The figures of one results folder: a sweep figure per ``sweep`` parameter, the
     convergence figures and/or the test-error curves of holdout records (DSG Fig. 1,
     :mod:`lsokl.report.test_curves`). Default ``out``: ``<results>/figures``."""
@@ -188,7 +224,7 @@ def make_figures(results: str | Path, out: str | Path | None = None, *, sweep: l
             return files
     frame = load_frame(results)
     for param in sweep:
-        files += sweep_figures(frame, param, out, prefix=prefix, title=title, dpi=dpi)
+        files += sweep_figures(frame, param, out, prefix=prefix, title=title, dpi=dpi, paper=paper)
     if convergence:
         files += convergence_figures(frame, out / "convergence", dpi=dpi)
     return files
