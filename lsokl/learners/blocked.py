@@ -5,10 +5,11 @@ cache-unfriendly work plus m scalar ``exp`` calls per sample. Here a block of b 
 handled in three stages:
 
 1. **Model-independent batch.** The kernel values of the block against the support set *as it
-   stood at the block's start* come from one BLAS call (dense rows; CSR rows use an O(nnz m)
-   product), then vectorised NumPy ``exp``, then one BLAS matrix-vector product with the
-   coefficients: ``g = K_block @ alpha``. The same for the block's own b x b kernel, used for
-   the samples that join the support set inside the block.
+   stood at the block's start* come from one BLAS call per chunk of support vectors (dense rows,
+   in single precision, below; CSR rows use an O(nnz m) product; 0/1 rows popcounts), then a
+   vectorised exp, then the product with the coefficients: ``g = K_block @ alpha``. The block's
+   own kernel, for the samples that join the support set inside the block, is built one column
+   per joining sample (``own_kernel_column``).
 2. **Sequential recursion, in order.** For each sample of the block, f = g[c] plus the terms of
    the block's samples that joined before it (from the b x b kernel), then predict, count and
    update exactly as the per-sample loop does.
@@ -38,6 +39,22 @@ per path:
 support vectors E is about 1e-8: a recomputation is rare, and exact ties (f = 0 from cancelling
 duplicates, the empty model) always take the exact path.
 
+**Single precision.** For dense rows stage 1 runs in float32 (half the BLAS time and 16-lane exp):
+the support set is kept a second time as float32 (d x capacity), the block's rows are rounded to
+float32, one SGEMM gives x.s, and the squared distance and exp are computed in float32
+(``exp32_nonpositive``); the sum with alpha stays in float64. The decisions stay the loop's: only
+the error bound widens. With u32 = 2^-24: rounding x and s costs (2 u32 + u32^2)|x||s|, the SGEMM
+gamma32_d (1 + u32)^2 |x||s| (any order), the float32 norms and the two float32 operations of the
+distance 6.03 u32 (|x|^2 + |s|^2); so the distance errs by at most
+(1.001 gamma32_d + 6.03 u32 + gamma_d) (|x|^2 + |s|^2), G becomes 1.01 gamma32_d + 8 u32 + G
+(``dot_error_factor32``), and the per-value term 8u becomes 4 u32 (exp32 within 1.5 u32, the
+rounding of its argument -c d2 within 2.01 u32 |t| e^t <= 0.75 u32, libm's 1 ulp on the loop's
+side). Only values of magnitude 0 or in [2^-40, 2^40] take this path (``in_single_range``:
+products stay normal floats). E is then ~10^8 times larger (about 0.06 on the 100,000 x 54
+covtype-shaped stream), so about 1% of the samples are replayed by the per-sample loop; a block
+where more than 1 in 12 are sends the next 8 blocks to double precision, which is then cheaper.
+``SINGLE_PRECISION = False`` turns the path off (the decisions are the same either way).
+
 Regression is not blocked: its prediction is the value f itself (the squared loss sums it and
 regression OGD stores eta (y - f)), so only a bit-identical kernel row keeps it exact. The
 budgeted learners are not blocked (yet): their rows hold B = 100-200 values that stay in
@@ -56,10 +73,12 @@ from .kernels import JIT, append_slot, dot, store_row
 from .tasks import observe_binary, observe_multiclass, store_pair, top_two, multiclass_hinge
 
 UNIT_ROUNDOFF = 2.0**-53
+UNIT_ROUNDOFF_32 = 2.0**-24
 PERCEPTRON, OGD = 0, 1
 # Samples per block: enough rows for BLAS to run near its peak; the in-block recursion costs
-# O(b^2) per block, negligible against the O(b m) kernel values.
-BLOCK = 128
+# O(b j) per block for j joining samples, small against the O(b m) kernel values. 256 was
+# measured best of 64..512 on covtype-shaped and a9a (benchmarks/RESULTS.md).
+BLOCK = 256
 
 
 def dot_error_factor(n_features: int) -> float:
@@ -69,22 +88,62 @@ def dot_error_factor(n_features: int) -> float:
     return 2.02 * gamma_d + 24.0 * u
 
 
+def dot_error_factor32(n_features: int) -> float:
+    """G for the single-precision stage 1 (see "Single precision" in the module docstring)."""
+    u32 = UNIT_ROUNDOFF_32
+    gamma_d = n_features * u32 / (1.0 - n_features * u32)
+    return 1.01 * gamma_d + 8.0 * u32 + dot_error_factor(n_features)
+
+
+# Absolute error of one kernel value from exp and the rounding of its argument: 8u in double
+# precision (module docstring), 4 u32 in single (module docstring, "Single precision").
+KERNEL_ERROR_64 = 8.0 * UNIT_ROUNDOFF
+KERNEL_ERROR_32 = 4.0 * UNIT_ROUNDOFF_32
+
+
 @njit(**JIT)
-def error_bound(x_sqn, A, S, m, c_G):
-    """E in the module docstring for a sample of squared norm x_sqn against m support vectors."""
+def error_bound(x_sqn, A, S, m, c_G, e_k):
+    """E in the module docstring for a sample of squared norm x_sqn against m support vectors
+    (``e_k``: the kernel value's absolute error from exp, KERNEL_ERROR_64 or _32)."""
     u = 1.1102230246251565e-16
     gm = (m + 1) * u / (1.0 - (m + 1) * u)
-    return 2.0 * (c_G * (x_sqn * A + S) + (8.0 * u + 2.0 * gm) * A)
+    return 2.0 * (c_G * (x_sqn * A + S) + (e_k + 2.0 * gm) * A)
+
+
+# ----------------------------------------------------------------------------- in-block kernel
+@njit(**JIT)
+def own_kernel_column(xs, sqn, idx, c, inv2s2, K_in, xd):
+    """K_in[c2, c] = kappa(x_idx[c2], x_idx[c]) for the block's later samples c2 > c: computed
+    when sample c joins the support set, so only the joined samples' columns are ever built.
+    ``xd`` is a zeroed scratch vector of length d (left zeroed)."""
+    dense, indptr, indices, values, is_sparse = xs
+    i = idx[c]
+    if is_sparse:
+        for p in range(indptr[i], indptr[i + 1]):
+            xd[indices[p]] = values[p]
+    for c2 in range(c + 1, idx.shape[0]):
+        i2 = idx[c2]
+        acc = 0.0
+        if is_sparse:
+            for p in range(indptr[i2], indptr[i2 + 1]):
+                acc += values[p] * xd[indices[p]]
+        else:
+            acc = dot(dense[i2], dense[i])
+        d2 = sqn[i2] + sqn[i] - 2.0 * acc
+        K_in[c2, c] = math.exp(-max(d2, 0.0) * inv2s2)
+    if is_sparse:
+        for p in range(indptr[i], indptr[i + 1]):
+            xd[indices[p]] = 0.0
 
 
 # ----------------------------------------------------------------------------- binary
 @njit(**JIT)
 def play_block_binary(xs, sqn, y, idx, g, K_in, sv, sv_sqn, sv_order, alpha, size, counts, inv2s2,
-                      krow, rule, eta, sums, c_G, joined, recomputed):
+                      krow, rule, eta, sums, c_G, e_k, joined, recomputed, xd):
     """Stage 2 and 3 for one block of binary samples ``idx`` (module docstring).
 
     ``g[c]``: the block-start support set's contribution to f for sample c; ``K_in[c, a]``: the
-    block's own kernel. ``rule``: PERCEPTRON (store y on sign(f) != y) or OGD (store eta y on
+    block's own kernel, its column a filled when sample a joins (``own_kernel_column``). ``rule``: PERCEPTRON (store y on sign(f) != y) or OGD (store eta y on
     y f < 1). ``sums`` = [A, S] of the error bound, updated here."""
     m0 = size[0]
     n_joined = 0
@@ -95,7 +154,7 @@ def play_block_binary(xs, sqn, y, idx, g, K_in, sv, sv_sqn, sv_order, alpha, siz
         f = g[c]
         for q in range(n_joined):
             f += alpha[m0 + q] * K_in[c, joined[q]]
-        E = error_bound(sqn[i], sums[0], sums[1], m, c_G)
+        E = error_bound(sqn[i], sums[0], sums[1], m, c_G, e_k)
         near = abs(f) <= E
         if rule == OGD and abs(yt * f - 1.0) <= E:
             near = True
@@ -122,6 +181,7 @@ def play_block_binary(xs, sqn, y, idx, g, K_in, sv, sv_sqn, sv_order, alpha, siz
             size[0] = m + 1
             joined[n_joined] = c
             n_joined += 1
+            own_kernel_column(xs, sqn, idx, c, inv2s2, K_in, xd)
             sums[0] += abs(coef)
             sums[1] += abs(coef) * sqn[i]
 
@@ -144,7 +204,7 @@ def scores_are_decided(V, yt, E):
 
 @njit(**JIT)
 def play_block_multiclass(xs, sqn, y, idx, G, K_in, sv, sv_sqn, sv_order, alpha, size, counts,
-                          inv2s2, krow, scores, on_margin, step, sums, c_G, joined, recomputed):
+                          inv2s2, krow, scores, on_margin, step, sums, c_G, e_k, joined, recomputed, xd):
     """Multi-class Perceptron (on_margin False) / OGD (True) over one block: class scores from
     ``G`` (block-start support set) plus the block's joined samples, then the per-sample loop's
     decision rule (``tasks.play_multiclass`` without decay or budget), guarded as in binary."""
@@ -161,7 +221,7 @@ def play_block_multiclass(xs, sqn, y, idx, G, K_in, sv, sv_sqn, sv_order, alpha,
             k = K_in[c, joined[q]]
             for r in range(n_classes):
                 scores[r] += alpha[m0 + q, r] * k
-        E = error_bound(sqn[i], sums[0], sums[1], m, c_G)
+        E = error_bound(sqn[i], sums[0], sums[1], m, c_G, e_k)
         if scores_are_decided(scores, yt, E):
             y_hat, s = top_two(scores, yt)
             counts[0] += 1
@@ -182,6 +242,7 @@ def play_block_multiclass(xs, sqn, y, idx, G, K_in, sv, sv_sqn, sv_order, alpha,
         store_pair(alpha, slot, yt, s, step)
         joined[n_joined] = c
         n_joined += 1
+        own_kernel_column(xs, sqn, idx, c, inv2s2, K_in, xd)
         weight = step if s < 0 else 2.0 * step
         sums[0] += weight
         sums[1] += weight * sqn[i]
@@ -247,6 +308,118 @@ def gaussian_from_cross(cross, x_sqn, s_sqn, inv2s2):
             row[j] = exp_nonpositive(-max(d2, 0.0) * inv2s2)
 
 
+# ----------------------------------------------------------------------------- single precision
+# Dense rows against the support set in float32 (module docstring, "Single precision"): the
+# product from one SGEMM, then the squared distance and exp in float32, 16 lanes per vector.
+_F32 = np.float32
+_LOG2E_32 = _F32(1.4426950408889634)
+_LN2_HI_32 = _F32(0.693145751953125)  # 16 leading bits: k * _LN2_HI_32 is exact for |k| < 2^8
+_LN2_LO_32 = _F32(0.6931471805599453 - 0.693145751953125)
+_INV_FACT_32 = tuple(_F32(1.0 / math.factorial(n)) for n in range(8))
+_ZERO_32, _ONE_32, _TWO_32 = _F32(0.0), _F32(1.0), _F32(2.0)
+_FLUSH_32 = _F32(-87.0)  # exp(-87) = 1.6e-38: below it the result is 0 (error < 2^-125)
+
+
+@njit(**EXP_JIT)
+def exp32_nonpositive(t):
+    """exp(t) in float32 for float32 t <= 0; vectorisable. Cody-Waite reduction to
+    |r| <= ln2/2, degree-7 Taylor polynomial (truncation < 4e-9 relative), 2^k by exact
+    power-of-two factors. Absolute error below 1.5 u32 (u32 = 2^-24) on (-inf, 0], checked in
+    tests/learners/test_blocked.py."""
+    small = t < _FLUSH_32
+    t = max(t, _FLUSH_32)
+    kf = np.floor(t * _LOG2E_32 + _F32(0.5))
+    r = (t - kf * _LN2_HI_32) - kf * _LN2_LO_32
+    p = _INV_FACT_32[7]
+    p = p * r + _INV_FACT_32[6]
+    p = p * r + _INV_FACT_32[5]
+    p = p * r + _INV_FACT_32[4]
+    p = p * r + _INV_FACT_32[3]
+    p = p * r + _INV_FACT_32[2]
+    p = p * r + _ONE_32
+    p = p * r + _ONE_32
+    n = -kf  # 0..126
+    p *= _F32(2.0**-64) if n >= _F32(64.0) else _ONE_32
+    n -= _F32(64.0) if n >= _F32(64.0) else _ZERO_32
+    p *= _F32(2.0**-32) if n >= _F32(32.0) else _ONE_32
+    n -= _F32(32.0) if n >= _F32(32.0) else _ZERO_32
+    p *= _F32(2.0**-16) if n >= _F32(16.0) else _ONE_32
+    n -= _F32(16.0) if n >= _F32(16.0) else _ZERO_32
+    p *= _F32(2.0**-8) if n >= _F32(8.0) else _ONE_32
+    n -= _F32(8.0) if n >= _F32(8.0) else _ZERO_32
+    p *= _F32(2.0**-4) if n >= _F32(4.0) else _ONE_32
+    n -= _F32(4.0) if n >= _F32(4.0) else _ZERO_32
+    p *= _F32(0.25) if n >= _TWO_32 else _ONE_32
+    n -= _TWO_32 if n >= _TWO_32 else _ZERO_32
+    p *= _F32(0.5) if n >= _ONE_32 else _ONE_32
+    return _ZERO_32 if small else p
+
+
+@njit(**EXP_JIT)
+def gaussian32_from_cross(cross, x_sqn, s_sqn, inv2s2):
+    """In place, float32: cross[r, j] <- exp(-max(x_sqn[r] + s_sqn[j] - 2 cross[r, j], 0) inv2s2)."""
+    for r in range(cross.shape[0]):
+        row = cross[r]
+        xr = x_sqn[r]
+        for j in range(row.shape[0]):
+            d2 = xr + s_sqn[j] - _TWO_32 * row[j]
+            row[j] = exp32_nonpositive(-max(d2, _ZERO_32) * inv2s2)
+
+
+@njit(**REDUCE_JIT)
+def add_kernel32_times_alpha(cross, x_sqn, s_sqn, inv2s2, alpha, g):
+    """g[r] += sum_j K[r, j] alpha[j] from float32 cross products (kernel values in float32,
+    the sum in float64; the error bound holds for any summation order)."""
+    gaussian32_from_cross(cross, x_sqn, s_sqn, inv2s2)
+    for r in range(cross.shape[0]):
+        row = cross[r]
+        acc = 0.0
+        for j in range(row.shape[0]):
+            acc += alpha[j] * np.float64(row[j])
+        g[r] += acc
+
+
+@njit(**JIT)
+def add_kernel32_times_alpha_classes(cross, x_sqn, s_sqn, inv2s2, alpha, G):
+    gaussian32_from_cross(cross, x_sqn, s_sqn, inv2s2)
+    n_classes = alpha.shape[1]
+    for r in range(cross.shape[0]):
+        row = cross[r]
+        for j in range(row.shape[0]):
+            k = np.float64(row[j])
+            for q in range(n_classes):
+                G[r, q] += k * alpha[j, q]
+
+
+# Single precision is used only when every value is 0 or of magnitude in [2^-40, 2^40]: products
+# then stay normal floats and sums far from overflow, so the relative error analysis holds.
+F32_MIN, F32_MAX = 2.0**-40, 2.0**40
+
+
+@njit(**JIT)
+def in_single_range(values):
+    for v in values:
+        a = abs(v)
+        if a != 0.0 and not (F32_MIN <= a <= F32_MAX):
+            return False
+    return True
+
+
+@njit(**JIT)
+def pack_support32(sv, sv_sqn, first, stop, svT32, sqn32):
+    """svT32[:, j] = float32(sv[j]), sqn32[j] = float32(sv_sqn[j]) for first <= j < stop; False
+    if a stored value is outside the single-precision range (then that path must not be used)."""
+    for j in range(first, stop):
+        for k in range(sv.shape[1]):
+            v = sv[j, k]
+            a = abs(v)
+            if a != 0.0 and not (F32_MIN <= a <= F32_MAX):
+                return False
+            svT32[k, j] = np.float32(v)
+        sqn32[j] = np.float32(sv_sqn[j])
+    return True
+
+
 @njit(**JIT)
 def add_kernel_times_alpha(cross, x_sqn, s_sqn, inv2s2, alpha, g):
     """Turn the cross products of a chunk of support vectors into kernel values (in place) and
@@ -284,15 +457,6 @@ def csr_rows_times_columns(indptr, indices, values, idx, svT, j0, j1, out):
             col = svT[indices[p], j0:j1]
             for j in range(w):
                 o[j] += v * col[j]
-
-
-@njit(**JIT)
-def csr_rows_scatter(indptr, indices, values, idx, out):
-    """out[:, r] = X[idx[r]] densified (out is d x b, zeroed by the caller)."""
-    for r in range(idx.shape[0]):
-        i = idx[r]
-        for p in range(indptr[i], indptr[i + 1]):
-            out[indices[p], r] = values[p]
 
 
 # ----------------------------------------------------------------------------- binary inputs
@@ -426,19 +590,39 @@ def stream_is_binary(stream) -> bool:
     return cached
 
 
-# Support vectors per chunk: the block's b x CHUNK cross products (2 MiB at b = 128) stay in
-# L2 between the BLAS call, the exp pass and the product with alpha.
-CHUNK = 2048
+# Support vectors per chunk: the block's b x CHUNK cross products (1 MiB in float32, 2 in double
+# at b = 256) stay in L2/L3 between the BLAS call, the exp pass and the product with alpha.
+CHUNK = 1024
+# Dense rows play stage 1 in single precision (False: always double; the decisions are the same).
+SINGLE_PRECISION = True
+# A single-precision block that replays more than 1 in SINGLE_RECOMPUTE_LIMIT of its samples
+# through the per-sample loop sends the next SINGLE_HOLD_BLOCKS blocks to double precision.
+SINGLE_RECOMPUTE_LIMIT = 12
+SINGLE_HOLD_BLOCKS = 8
 
 
 def block_scores(stream, idx, sv, sv_sqn, alpha, m0, inv2s2, scratch, xbits=None, bits=None,
-                 exp_table=None):
+                 exp_table=None, single=None):
     """g = K(X[idx], S[:m0]) @ alpha[:m0] (b, or b x classes), chunk by chunk over the support
     set: dense rows one BLAS call per chunk, CSR rows O(nnz) axpys, binary rows and support
-    (``xbits``/``bits`` given) popcounts; then the vectorised exp."""
+    (``xbits``/``bits`` given) popcounts; then the vectorised exp. ``single`` = (svT32, sqn32):
+    dense rows in single precision (one SGEMM per chunk, exp in float32)."""
     b = len(idx)
     g = np.zeros((b,) + alpha.shape[1:])
     if m0 == 0:
+        return g
+    if single is not None:
+        svT32, sqn32 = single
+        rows32 = stream.dense[idx].astype(np.float32)
+        x_sqn32 = stream.sqnorms[idx].astype(np.float32)
+        c32 = np.float32(inv2s2)
+        add32 = add_kernel32_times_alpha if alpha.ndim == 1 else add_kernel32_times_alpha_classes
+        scratch32 = scratch.view(np.float32)
+        for j0 in range(0, m0, CHUNK):
+            j1 = min(m0, j0 + CHUNK)
+            C = scratch32[:b * (j1 - j0)].reshape(b, j1 - j0)
+            np.matmul(rows32, svT32[:, j0:j1], out=C)
+            add32(C, x_sqn32, sqn32[j0:j1], c32, alpha[j0:j1], g)
         return g
     x_sqn = stream.sqnorms[idx]
     svT = sv.T
@@ -460,22 +644,6 @@ def block_scores(stream, idx, sv, sv_sqn, alpha, m0, inv2s2, scratch, xbits=None
     return g
 
 
-def block_own_kernel(stream, idx, inv2s2):
-    """The block's own b x b kernel (for the samples that join the support set in the block)."""
-    b = len(idx)
-    x_sqn = stream.sqnorms[idx]
-    if stream.is_sparse:
-        rows_t = np.zeros((stream.n_features, b))
-        csr_rows_scatter(stream.indptr, stream.indices, stream.values, idx, rows_t)
-        own = np.empty((b, b))
-        csr_rows_times_columns(stream.indptr, stream.indices, stream.values, idx, rows_t, 0, b, own)
-    else:
-        rows = stream.dense[idx]
-        own = rows @ rows.T
-    gaussian_from_cross(own, x_sqn, x_sqn, inv2s2)
-    return own
-
-
 class BlockedPlay:
     """Mixin for the unbudgeted Perceptron/OGD learners (binary and multi-class).
 
@@ -488,6 +656,8 @@ class BlockedPlay:
         super()._allocate_support(n_features, n_steps)
         self.sv_bits_ = None  # the support set as bit sets, built on demand for binary inputs
         self.sv_bits_packed_ = 0
+        self.sv32T_ = None  # the support set in float32, built on demand for dense inputs
+        self.sv32_packed_ = 0
 
     def _block_sums(self):
         m = int(self.size_[0])
@@ -498,10 +668,12 @@ class BlockedPlay:
 
     def _play_blocks(self, stream, y, order, start, stop, step_fn):
         sums = self._block_sums()
-        c_G = dot_error_factor(stream.n_features) / (2.0 * self.sigma**2)
         inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        c_G64 = dot_error_factor(stream.n_features) * inv2s2
+        c_G32 = dot_error_factor32(stream.n_features) * inv2s2
         joined = np.empty(BLOCK, dtype=np.int64)
         scratch = np.empty(BLOCK * CHUNK)
+        K_in = np.empty((BLOCK, BLOCK))  # the block's own kernel, a column per joined sample
         recomputed = getattr(self, "recomputed_", None)
         if recomputed is None:
             recomputed = self.recomputed_ = np.zeros(1, dtype=np.int64)
@@ -513,6 +685,8 @@ class BlockedPlay:
             m = int(self.size_[0])
             top = max(stream.sqnorms.max(initial=0.0), self.sv_sqn_[:m].max(initial=0.0))
             exp_table = exp_table_for(int(2 * top) + 1, inv2s2)
+        single = None if bits is not None else self._support_single(stream)
+        hold_single = 0  # blocks to play in double precision before trying single again
         t = start
         while t < stop:
             m0 = int(self.size_[0])
@@ -527,13 +701,58 @@ class BlockedPlay:
                     pack_csr_rows(stream.indptr, stream.indices, stream.values, idx, xb)
                 else:
                     pack_dense_rows(stream.dense, idx, xb)
+            use_single = single is not None and hold_single == 0
+            hold_single = max(hold_single - 1, 0)
             g = block_scores(stream, idx, self.sv_, self.sv_sqn_, self.alpha_, m0, inv2s2, scratch,
-                             xb, bits, exp_table)
-            step_fn(idx, g, block_own_kernel(stream, idx, inv2s2), sums, c_G, joined, recomputed)
+                             xb, bits, exp_table, single if use_single else None)
+            before = int(recomputed[0])
+            step_fn(idx, g, K_in, sums, c_G32 if use_single else c_G64,
+                    KERNEL_ERROR_32 if use_single else KERNEL_ERROR_64, joined, recomputed)
+            n_joined = int(self.size_[0]) - m0
             if bits is not None:
-                n_joined = int(self.size_[0]) - m0
                 copy_joined_bits(xb, joined, n_joined, m0, bits)
                 self.sv_bits_packed_ = m0 + n_joined
+            if single is not None:
+                pack_support32(self.sv_, self.sv_sqn_, m0, m0 + n_joined, *single)
+                self.sv32_packed_ = m0 + n_joined
+                # Single precision widens the error bound; where many decisions fall inside it
+                # (each one replayed by the per-sample loop), double precision is cheaper.
+                if use_single and (int(recomputed[0]) - before) * SINGLE_RECOMPUTE_LIMIT > len(idx):
+                    hold_single = SINGLE_HOLD_BLOCKS
+
+    def _support_single(self, stream):
+        """(svT32, sqn32): the support set in float32 (d x capacity) when the stream is dense
+        and every value of it and of the stored vectors is in the single-precision range
+        (F32_MIN..F32_MAX), else None. Kept across calls like the bit sets."""
+        if stream.is_sparse or not SINGLE_PRECISION:
+            return None
+        ok = getattr(stream, "_lsokl_single", None)
+        if ok is None:
+            ok = stream._lsokl_single = bool(in_single_range(stream.dense.ravel()))
+        if not ok:
+            return None
+        cap, m = self.sv_.shape[0], int(self.size_[0])
+        svT32 = getattr(self, "sv32T_", None)
+        packed = getattr(self, "sv32_packed_", 0)
+        if svT32 is None or svT32.shape != (self.sv_.shape[1], cap):
+            grown = np.zeros((self.sv_.shape[1], cap), dtype=np.float32)
+            sqn32 = np.zeros(cap, dtype=np.float32)
+            if svT32 is not None and svT32.shape[0] == grown.shape[0]:
+                grown[:, :svT32.shape[1]] = svT32
+                sqn32[:svT32.shape[1]] = self.sv_sqn32_
+            else:
+                packed = 0
+            svT32 = grown
+        else:
+            sqn32 = self.sv_sqn32_
+        if packed > m or packed < 0:
+            packed = 0
+        if not pack_support32(self.sv_, self.sv_sqn_, packed, m, svT32, sqn32):
+            self.sv32T_ = None
+            self.sv32_packed_ = 0
+            return None
+        self.sv32T_, self.sv_sqn32_, self.sv32_packed_ = svT32, sqn32, m
+        return svT32, sqn32
 
     def _support_bits(self, stream):
         """The support set as bit sets (words x capacity) when the stream and every stored
@@ -563,21 +782,25 @@ class BlockedPlay:
 
     def _play_binary_blocks(self, stream, y, order, start, stop, rule, eta=1.0):
         inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        xd = np.zeros(stream.n_features)
 
-        def step(idx, g, K_in, sums, c_G, joined, recomputed):
+        def step(idx, g, K_in, sums, c_G, e_k, joined, recomputed):
             play_block_binary(stream.xs, stream.sqnorms, y, idx, g, K_in, self.sv_, self.sv_sqn_,
                               self.order_, self.alpha_, self.size_, self.counts_, inv2s2,
-                              self.krow_, rule, float(eta), sums, c_G, joined, recomputed)
+                              self.krow_, rule, float(eta), sums, c_G, e_k, joined, recomputed,
+                              xd)
 
         self._play_blocks(stream, y, order, start, stop, step)
 
     def _play_multiclass_blocks(self, stream, y, order, start, stop, on_margin, step_size):
         inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        xd = np.zeros(stream.n_features)
 
-        def step(idx, G, K_in, sums, c_G, joined, recomputed):
+        def step(idx, G, K_in, sums, c_G, e_k, joined, recomputed):
             play_block_multiclass(stream.xs, stream.sqnorms, y, idx, np.ascontiguousarray(G),
                                   K_in, self.sv_, self.sv_sqn_, self.order_, self.alpha_,
                                   self.size_, self.counts_, inv2s2, self.krow_, self.scores_,
-                                  on_margin, float(step_size), sums, c_G, joined, recomputed)
+                                  on_margin, float(step_size), sums, c_G, e_k, joined, recomputed,
+                                  xd)
 
         self._play_blocks(stream, y, order, start, stop, step)
