@@ -652,6 +652,20 @@ class BlockedPlay:
 
     play_in_blocks = True
 
+    def memory_estimate(self, n_samples, n_features, n_outputs=1):
+        """The runner's default for an unbudgeted support set, plus what the block path keeps:
+        the support set again in float32 (dense rows) or as bit sets (0/1 rows), and its
+        block-sized scratch arrays."""
+        from ..runner.resources import default_learner_estimate
+
+        parts = default_learner_estimate(self, n_samples, n_features, n_outputs)
+        if self.play_in_blocks:
+            parts[f"float32 support copy (up to n x d = {n_samples:,} x {n_features:,})"] = (
+                4.0 * n_samples * n_features)
+            parts[f"block scratch ({BLOCK} x {CHUNK} cross products, {BLOCK} x {BLOCK} kernel)"] = (
+                8.0 * BLOCK * (CHUNK + BLOCK))
+        return parts
+
     def _allocate_support(self, n_features, n_steps):
         super()._allocate_support(n_features, n_steps)
         self.sv_bits_ = None  # the support set as bit sets, built on demand for binary inputs

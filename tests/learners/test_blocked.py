@@ -203,3 +203,14 @@ def test_single_precision_is_refused_outside_its_range():
     assert model.sv32T_ is None
     assert model._support_single(Stream(X[:3])) is None  # a stored vector holds 1e20
     assert model._support_single(Stream(np.ones((3, 4)))) is None
+
+
+def test_memory_estimate_counts_the_block_paths_copies():
+    from lsokl.runner.resources import default_learner_estimate
+
+    model = KernelOGD()
+    parts = model.memory_estimate(1000, 10, 1)
+    default = default_learner_estimate(model, 1000, 10, 1)
+    assert sum(parts.values()) - sum(default.values()) >= 4.0 * 1000 * 10  # the float32 copy
+    model.play_in_blocks = False
+    assert model.memory_estimate(1000, 10, 1) == default
