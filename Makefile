@@ -91,8 +91,10 @@ fig4: $(STAMP)  ## Fig. 4: budget sensitivity (german, spambase, dna, satimage; 
 	$(LSOKL) run configs/fig4-budget.yaml --results results/fig4 -j 2 -q
 	$(LSOKL) figure results/fig4 --sweep budget --prefix fig4- --out results/fig4 --title "Fig. 4 budget"
 
-figures-convergence: $(STAMP)  ## Figs. 1-2 and 5-6 from the Table 7 / Table 9 runs (reproduce-table7/9 first)
+figures-convergence: $(STAMP)  ## Figs. 1-2 and 5-6 from the Table 7 / Table 9 runs (reproduce-table7/9 first), and their step-size search curves
 	$(LSOKL) figure results/table7 --convergence --out results/table7/figures
 	$(LSOKL) figure results/table9 --convergence --out results/table9/figures
+	$(LSOKL) figure results/table7/search --sweep eta --paper lsokl2016:table7 --prefix search- --out results/table7/figures/search
+	$(LSOKL) figure results/table9/search --sweep eta --paper lsokl2016:table9 --prefix search- --out results/table9/figures/search
 
 figures: fig3 fig4 figures-convergence
