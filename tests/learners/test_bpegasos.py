@@ -311,3 +311,21 @@ def test_merge_requires_a_gaussian_kernel_message():
     bp.BPegasos._params["kernel"].options  # the only kernel offered is the Gaussian
     with pytest.raises(ValueError, match="kernel"):
         learner._validate_params()
+
+
+def test_6_projection_inverse_stays_accurate_at_a_large_budget_on_dense_data():
+    """A dense 2-d stream and B = 300: with the near-duplicate guard at 1e-8 the SV Gram matrix
+    reached cond 1e10 and the tracked inverse was garbage (|M K - I| = 0.7, coefficients 1e3)."""
+    from lsokl.data import load
+
+    ds = load("checkerboard", n=20000, seed=1)
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0, ddof=1)
+    sigma = math.sqrt(1 / 32)  # gamma = 16 on z-scored data
+    learner = create("bpegasos", "binary", maintenance="projection", sigma=sigma, lam=1e-4,
+                     budget=300, ball_projection=False)
+    learner.run(X, ds.y)
+    m = learner.support_size_
+    assert m == 300 and learner.maintenance_events_ > 1000
+    K = ref.kern(learner.sv_[:m], learner.sv_[:m], sigma)
+    assert np.abs(learner.M_[:m, :m] @ K - np.eye(m)).max() < 1e-4
+    assert np.abs(learner.alpha_[:m]).max() < 100  # |alpha| of a fresh SV is 1/(lambda t) ~ 0.5

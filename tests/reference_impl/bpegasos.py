@@ -112,7 +112,7 @@ def bpegasos(X, y, order, n_classes, *, sigma, lam, budget=None, maintenance="sm
                 K = kern(np.array(S), np.array(S), sigma)
                 u = np.linalg.solve(K, k)
                 s = 1 - k @ u
-                if s < 1e-8:
+                if s < 1e-4:  # bpegasos.NEAR_DUPLICATE_S
                     A = A + np.outer(u, beta)
                     ge.append(lam * t * math.sqrt(2 * eta * eta * max(s, 0)))
                     appended = False
