@@ -2,9 +2,11 @@
 
     python benchmarks/measure.py DATASET ALGORITHM   -> one JSON line on stdout
 
-DATASET is a registry name, ``covtype-shaped`` (581,012 x 54 dense, the built-in generator
+DATASET is a registry name (regression sets as the data layer gives them: [0,1]-scaled), ``covtype-shaped`` (581,012 x 54 dense, the built-in generator
 ``scale``) or ``covtype-shaped-100k`` (its first 100,000 rows' shape: 100,000 x 54).
-ALGORITHM is an lsokl learner name, ``fogd-dense`` (FOGD on the same rows densified: the BLAS
+ALGORITHM is an lsokl learner name (binary task; ``NAME-regression``: its regression version at
+the registry's defaults, the authors' regression script: sigma 8, eta 0.1, epsilon 0.1),
+``fogd-dense`` (FOGD on the same rows densified: the BLAS
 projection instead of the CSR one), or one of the baselines ``sk-rff`` (scikit-learn
 RBFSampler(800) + SGDClassifier(hinge), strict online: transform, predict, partial_fit per
 sample), ``sk-nystroem`` (Nystroem(100) fitted on the first 100 samples + the same SGD), or
@@ -12,6 +14,9 @@ sample), ``sk-nystroem`` (Nystroem(100) fitted on the first 100 samples + the sa
 projection, one BLAS call or the CSR product, then the vectorised cos/sin; a reference for how
 much of FOGD's time is the features, not a bound: FOGD, which projects CSR rows one at a time,
 can beat it).
+
+LSOKL_BENCH_PER_SAMPLE=1 times the per-sample loop of the same revision (``play_in_blocks =
+False``) instead of the blocked path.
 
 Prints wall time of the pass (``elapsed_s``, the learner's own timer) and the process CPU time
 spent in it (``cpu_s``): on a shared machine CPU time is the steadier of the two.
@@ -53,10 +58,17 @@ def load_stream(name: str):
     return ds.X, np.asarray(ds.y, dtype=np.float64), order
 
 
-def paper_params(name: str) -> dict:
+def task_of(algorithm: str) -> tuple[str, str]:
+    """("perceptron-regression") -> ("perceptron", "regression"); other names are binary."""
+    if algorithm.endswith("-regression"):
+        return algorithm[: -len("-regression")], "regression"
+    return algorithm, "binary"
+
+
+def paper_params(name: str, task: str = "binary") -> dict:
     from lsokl.learners import registry
 
-    names = set(registry.get(name, "binary")._get_param_names())
+    names = set(registry.get(name, task)._get_param_names())
     params = {"sigma": SIGMA, "budget": BUDGET, "rho_f": RHO_F, "rho_n": RHO_N, "random_state": 0}
     return {k: v for k, v in params.items() if k in names}
 
@@ -65,13 +77,13 @@ def learner_name(algorithm: str) -> str:
     return "fogd" if algorithm == "fogd-dense" else algorithm
 
 
-def warm_up(name: str, X, y, order) -> None:
+def warm_up(name: str, X, y, order, task: str = "binary") -> None:
     """Compile (or load from numba's disk cache) on a prefix of the very stream to be timed: the
     same array types (a read-only memory map is a different numba type from a fresh array), and
     long enough to fill the budget twice, so removals and NOGD's switch are loaded too."""
     from lsokl.learners import create
 
-    create(name, "binary", **paper_params(name)).run(X, y, order[: 4 * BUDGET])
+    create(name, task, **paper_params(name, task)).run(X, y, order[: 4 * BUDGET])
 
 
 def lsokl_rate(dataset: str, name: str) -> dict:
@@ -80,15 +92,16 @@ def lsokl_rate(dataset: str, name: str) -> dict:
     X, y, order = load_stream(dataset)
     if name == "fogd-dense" and hasattr(X, "toarray"):
         X = np.ascontiguousarray(X.toarray())
-    name = learner_name(name)
-    warm_up(name, X, y, order)
+    name, task = task_of(learner_name(name))
+    warm_up(name, X, y, order, task)
     before = rss_mb()
-    learner = create(name, "binary", **paper_params(name))
+    learner = create(name, task, **paper_params(name, task))
+    learner.play_in_blocks = os.environ.get("LSOKL_BENCH_PER_SAMPLE") != "1"
     cpu = time.process_time()
     trace = learner.run(X, y, order)
     cpu = time.process_time() - cpu
     out = {"samples_per_s": len(order) / trace.elapsed, "elapsed_s": trace.elapsed, "cpu_s": cpu,
-           "mistakes": int(trace.mistakes), "support_size": int(trace.support_size),
+           "mistakes": int(trace.mistakes), "squared_loss": float(getattr(trace, "squared_loss", 0.0) or 0.0), "support_size": int(trace.support_size),
            "mistake_rate": trace.mistake_rate, "rss_before_mb": before,
            "n_features": int(X.shape[1]),
            "nnz_per_row": float(X.nnz / X.shape[0]) if hasattr(X, "nnz") else float(X.shape[1])}

@@ -55,8 +55,12 @@ covtype-shaped stream), so about 1% of the samples are replayed by the per-sampl
 where more than 1 in 12 are sends the next 8 blocks to double precision, which is then cheaper.
 ``SINGLE_PRECISION = False`` turns the path off (the decisions are the same either way).
 
-Regression is not blocked: its prediction is the value f itself (the squared loss sums it and
-regression OGD stores eta (y - f)), so only a bit-identical kernel row keeps it exact. The
+Regression needs more than the same decisions: its prediction is the value f itself (the
+squared loss sums it and regression OGD stores eta (y - f)), so f must be the loop's to the last
+bit. Its blocks therefore repeat the loop's arithmetic exactly (``exact_block_sums``: the same
+cross products, libm exp and oldest-first sum) and no guard is needed; what the block changes is
+only the loop nest, a chunk of support vectors read once per block instead of once per sample,
+so the gain is smaller than for classification (libm's scalar exp stays). The
 budgeted learners are not blocked (yet): their rows hold B = 100-200 values that stay in
 cache, so only the scalar exp would be saved, and most of them rescale, shrink or project the
 whole support set at every step; RBP (replacement only) is the one candidate left, not done.
@@ -70,7 +74,8 @@ from numba import njit
 
 from .features import REDUCE_JIT
 from .kernels import JIT, append_slot, dot, store_row
-from .tasks import observe_binary, observe_multiclass, store_pair, top_two, multiclass_hinge
+from .tasks import (multiclass_hinge, observe_binary, observe_multiclass, regression_coefficient,
+                    regression_event, store_pair, top_two)
 
 UNIT_ROUNDOFF = 2.0**-53
 UNIT_ROUNDOFF_32 = 2.0**-24
@@ -112,10 +117,12 @@ def error_bound(x_sqn, A, S, m, c_G, e_k):
 
 # ----------------------------------------------------------------------------- in-block kernel
 @njit(**JIT)
-def own_kernel_column(xs, sqn, idx, c, inv2s2, K_in, xd):
+def own_kernel_column(xs, sqn, idx, c, inv2s2, K_in, xd, exact=False):
     """K_in[c2, c] = kappa(x_idx[c2], x_idx[c]) for the block's later samples c2 > c: computed
     when sample c joins the support set, so only the joined samples' columns are ever built.
-    ``xd`` is a zeroed scratch vector of length d (left zeroed)."""
+    ``xd`` is a zeroed scratch vector of length d (left zeroed). ``exact``: with the per-sample
+    loop's very arithmetic (``kernels.kernel_row``: x_c2's non-zero features in ascending order,
+    multiply then add, libm exp), bit for bit its value; otherwise within the error bound."""
     dense, indptr, indices, values, is_sparse = xs
     i = idx[c]
     if is_sparse:
@@ -127,10 +134,18 @@ def own_kernel_column(xs, sqn, idx, c, inv2s2, K_in, xd):
         if is_sparse:
             for p in range(indptr[i2], indptr[i2 + 1]):
                 acc += values[p] * xd[indices[p]]
+        elif exact:
+            x2 = dense[i2]
+            for k in range(x2.shape[0]):
+                v = x2[k]
+                if v != 0.0:
+                    acc += v * dense[i, k]
         else:
             acc = dot(dense[i2], dense[i])
         d2 = sqn[i2] + sqn[i] - 2.0 * acc
-        K_in[c2, c] = math.exp(-max(d2, 0.0) * inv2s2)
+        if d2 < 0.0:
+            d2 = 0.0
+        K_in[c2, c] = math.exp(-d2 * inv2s2)
     if is_sparse:
         for p in range(indptr[i], indptr[i + 1]):
             xd[indices[p]] = 0.0
@@ -246,6 +261,78 @@ def play_block_multiclass(xs, sqn, y, idx, G, K_in, sv, sv_sqn, sv_order, alpha,
         weight = step if s < 0 else 2.0 * step
         sums[0] += weight
         sums[1] += weight * sqn[i]
+
+
+# ----------------------------------------------------------------------------- regression
+@njit(**JIT)
+def exact_block_sums(xs, sqn, idx, sv, sv_sqn, alpha, m0, inv2s2, chunk, cross, g):
+    """g[c] = sum_{j < m0} alpha[j] kappa(x_idx[c], s_j), bit for bit the per-sample loop's
+    partial sum over the block-start support set: the same cross products (one axpy over the
+    slots per non-zero feature, ascending, multiply then add), the same libm exp, the same
+    oldest-first sum. Only the loop nest changes: a chunk of support vectors (``chunk`` slots,
+    ``cross`` its scratch row) is read once for the whole block instead of once per sample."""
+    dense, indptr, indices, values, is_sparse = xs
+    svt = sv.T
+    for c in range(idx.shape[0]):
+        g[c] = 0.0
+    for j0 in range(0, m0, chunk):
+        j1 = min(m0, j0 + chunk)
+        w = j1 - j0
+        o = cross[:w]
+        for c in range(idx.shape[0]):
+            i = idx[c]
+            for j in range(w):
+                o[j] = 0.0
+            if is_sparse:
+                for p in range(indptr[i], indptr[i + 1]):
+                    v = values[p]
+                    col = svt[indices[p], j0:j1]
+                    for j in range(w):
+                        o[j] += v * col[j]
+            else:
+                x = dense[i]
+                for k in range(x.shape[0]):
+                    v = x[k]
+                    if v != 0.0:
+                        col = svt[k, j0:j1]
+                        for j in range(w):
+                            o[j] += v * col[j]
+            x_sqn = sqn[i]
+            f = g[c]
+            for j in range(w):
+                d2 = x_sqn + sv_sqn[j0 + j] - 2.0 * o[j]
+                if d2 < 0.0:
+                    d2 = 0.0
+                f += alpha[j0 + j] * math.exp(-d2 * inv2s2)
+            g[c] = f
+
+
+@njit(**JIT)
+def play_block_regression(xs, sqn, y, idx, g, K_in, sv, sv_sqn, sv_order, alpha, size, counts,
+                          sq_loss, inv2s2, eps, by_sign, eta, joined, xd):
+    """Regression Perceptron (by_sign) / OGD over one block: f = g[c] plus the terms of the
+    block's samples that joined before c, in joining order, which is exactly the per-sample
+    loop's oldest-first sum (``tasks.play_regression`` without decay, budget or epsilon
+    changes); then the same event, loss and update."""
+    m0 = size[0]
+    n_joined = 0
+    for c in range(idx.shape[0]):
+        i = idx[c]
+        m = size[0]
+        f = g[c]
+        for q in range(n_joined):
+            f += alpha[m0 + q] * K_in[c, joined[q]]
+        delta, event = regression_event(f, y[i], eps, counts, sq_loss)
+        if not event:
+            continue
+        counts[2] += 1
+        slot = append_slot(sv_order, m)
+        size[0] = m + 1
+        store_row(xs, i, sqn[i], sv, sv_sqn, slot)
+        alpha[slot] = regression_coefficient(delta, eta, by_sign)
+        joined[n_joined] = c
+        n_joined += 1
+        own_kernel_column(xs, sqn, idx, c, inv2s2, K_in, xd, True)
 
 
 # ----------------------------------------------------------------------------- stage 1
@@ -793,6 +880,28 @@ class BlockedPlay:
         self.sv_bits_ = bits
         self.sv_bits_packed_ = m
         return bits
+
+    def _play_regression_blocks(self, stream, y, order, start, stop, by_sign, eta):
+        """Regression Perceptron/OGD in blocks, bit for bit the per-sample loop (no guard needed:
+        ``exact_block_sums`` and ``own_kernel_column(exact=True)`` repeat its arithmetic)."""
+        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        joined = np.empty(BLOCK, dtype=np.int64)
+        K_in = np.empty((BLOCK, BLOCK))
+        cross = np.empty(CHUNK)
+        g = np.empty(BLOCK)
+        xd = np.zeros(stream.n_features)
+        eps = float(self.epsilon_[0])
+        t = start
+        while t < stop:
+            m0 = int(self.size_[0])
+            idx = order[t:min(t + (BLOCK if m0 else 1), stop)]
+            t += len(idx)
+            gb = g[:len(idx)]
+            exact_block_sums(stream.xs, stream.sqnorms, idx, self.sv_, self.sv_sqn_, self.alpha_, m0,
+                             inv2s2, CHUNK, cross, gb)
+            play_block_regression(stream.xs, stream.sqnorms, y, idx, gb, K_in, self.sv_,
+                                  self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
+                                  self.sq_loss_, inv2s2, eps, by_sign, float(eta), joined, xd)
 
     def _play_binary_blocks(self, stream, y, order, start, stop, rule, eta=1.0):
         inv2s2 = 1.0 / (2.0 * self.sigma**2)

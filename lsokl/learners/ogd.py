@@ -88,4 +88,7 @@ class RegressionOGD(RegressionTask, KernelOGD):
         self.epsilon = epsilon
 
     def _play(self, stream, y, order, start, stop):
+        if self.play_in_blocks:
+            self._play_regression_blocks(stream, y, order, start, stop, False, self.eta)
+            return
         self._play_regression(stream, y, order, start, stop, by_sign=False, eta=self.eta)

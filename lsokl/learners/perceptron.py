@@ -80,4 +80,7 @@ class RegressionPerceptron(RegressionTask, KernelPerceptron):
         self.epsilon = epsilon
 
     def _play(self, stream, y, order, start, stop):
+        if self.play_in_blocks:
+            self._play_regression_blocks(stream, y, order, start, stop, True, self.eta)
+            return
         self._play_regression(stream, y, order, start, stop, by_sign=True, eta=self.eta)

@@ -214,3 +214,50 @@ def test_memory_estimate_counts_the_block_paths_copies():
     assert sum(parts.values()) - sum(default.values()) >= 4.0 * 1000 * 10  # the float32 copy
     model.play_in_blocks = False
     assert model.memory_estimate(1000, 10, 1) == default
+
+
+def _same_regression_run(make, X, y, order):
+    """Regression blocks must give the loop's f to the last bit: equal squared-loss curves
+    (sums of (y - f)^2), coefficients (OGD stores eta (y - f)) and support sets."""
+    per_sample = make()
+    per_sample.play_in_blocks = False
+    a = per_sample.run(X, y, order, n_checkpoints=7)
+    in_blocks = make()
+    b = in_blocks.run(X, y, order, n_checkpoints=7)
+    assert (a.mistakes, a.support_size) == (b.mistakes, b.support_size)
+    assert a.squared_loss == b.squared_loss  # bit for bit, not approximately
+    np.testing.assert_array_equal(a.ckpt_squared_loss, b.ckpt_squared_loss)
+    m = a.support_size
+    np.testing.assert_array_equal(per_sample.alpha_[:m], in_blocks.alpha_[:m])
+    np.testing.assert_array_equal(per_sample.sv_[:m], in_blocks.sv_[:m])
+    np.testing.assert_array_equal(per_sample.counts_, in_blocks.counts_)
+    np.testing.assert_array_equal(per_sample.sq_loss_, in_blocks.sq_loss_)
+    assert m > 2 * blocked.BLOCK or blocked.BLOCK < 16  # joins inside and across blocks
+    return in_blocks
+
+
+@pytest.mark.parametrize("kind", ["dense", "offset", "sparse", "binary"])
+def test_regression_blocks_are_the_loop_bit_for_bit(block_sizes, kind):
+    from lsokl.learners.ogd import RegressionOGD
+    from lsokl.learners.perceptron import RegressionPerceptron
+
+    X, _, order = _binary_stream(kind, 4, n=900)
+    Xd = X.toarray() if sp.issparse(X) else X
+    y = np.sin(Xd[:, :3].sum(axis=1)) + 0.1 * np.random.default_rng(4).standard_normal(len(Xd))
+    _same_regression_run(lambda: RegressionPerceptron(sigma=1.7, eta=0.1, epsilon=0.05), X, y, order)
+    _same_regression_run(lambda: RegressionOGD(sigma=1.7, eta=0.3, epsilon=0.05), X, y, order)
+
+
+def test_regression_partial_fit_in_blocks_is_the_loop():
+    from lsokl.learners.ogd import RegressionOGD
+
+    rng = np.random.default_rng(6)
+    ref, model = RegressionOGD(sigma=2.0, eta=0.2), RegressionOGD(sigma=2.0, eta=0.2)
+    ref.play_in_blocks = False
+    for _ in range(3):
+        X = rng.standard_normal((300, 6))
+        y = X[:, 0] - X[:, 1] ** 2
+        ref.partial_fit(X, y)
+        model.partial_fit(X, y)
+    np.testing.assert_array_equal(ref.sq_loss_, model.sq_loss_)
+    np.testing.assert_array_equal(ref.alpha_[:ref.support_size_], model.alpha_[:model.support_size_])
