@@ -66,6 +66,7 @@ GOLDEN_TOL = 2e-4
 ZERO_SUM_RTOL = 1e-9  # a class with |alpha_m + alpha_n| below this (relative) counts as a zero sum
 REBUILD_EVERY = 1000  # projection: refactorise M every this many events
 Q_EXACT_EVERY = 10000  # steps between exact recomputations of ||w||^2
+PRUNE_MARGIN = 1e-9  # merge: relative slack before a partner is skipped by its lower bound
 
 
 # ----------------------------------------------------------------------------- small pieces
@@ -160,15 +161,31 @@ def merge_partner(alpha, mm, kmrow, m, scale, quirks, exact):
     best_n, best_l, best_h, best_k1, best_k2 = -1, np.inf, 0.0, 0.0, 0.0
     am = np.empty(c)
     an = np.empty(c)
+    a = 0.0
     for r in range(c):
         am[r] = alpha[mm, r] * scale
+        a += am[r] * am[r]
     for n in range(m):
         if n == mm:
             continue
         k = kmrow[n]
-        a1, a2 = 0.0, 0.0
+        # Skip a partner that cannot beat the best so far, before its golden search. For any real
+        # h, k1 = k^((1-h)^2) and k2 = k^(h^2) lie in [0, 1] with k1 k2 <= sqrt(k), so
+        # ||alpha_z||^2 <= max(a, b) + k min(a, b) + 2 sqrt(k) max(alpha_m.alpha_n, 0) and
+        # L_n >= a + b + 2k alpha_m.alpha_n - that bound. The margin keeps rounding from skipping
+        # a candidate whose computed L could still win, so the choice is the unpruned one.
+        b, cross = 0.0, 0.0
         for r in range(c):
             an[r] = alpha[n, r] * scale
+            b += an[r] * an[r]
+            cross += am[r] * an[r]
+        if best_n >= 0:
+            lower = (a + b + 2.0 * k * cross - max(a, b) - k * min(a, b)
+                     - 2.0 * math.sqrt(k) * max(cross, 0.0))
+            if lower > best_l + PRUNE_MARGIN * (a + b + abs(best_l)):
+                continue
+        a1, a2 = 0.0, 0.0
+        for r in range(c):
             den = am[r] + an[r]
             # "alpha_m + alpha_n = 0" read with a relative tolerance: two SVs of equal age-decayed
             # weight cancel only up to rounding, and 1/rounding would wreck the bracket

@@ -276,6 +276,61 @@ def test_7_surrogate_and_exact_objective_differ_in_general():
     assert bp.exact_merge_h(am, an, k, lo, hi) == pytest.approx(0.447, abs=0.01)
 
 
+@pytest.mark.parametrize("c", [2, 5])
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("quirks", [False, True])
+def test_7_partner_search_skips_only_partners_that_cannot_win(c, exact, quirks):
+    """merge_partner skips a partner when a lower bound on its L exceeds the best L so far; the
+    chosen partner, h and L must equal the unpruned brute force over every partner. States mix
+    near and far partners (k from ~1 to ~0) and shared-sign classes (alpha_m . alpha_n > 0, where
+    the bound's sqrt(k) term matters), with a smallest SV that is much smaller than the rest."""
+    rng = np.random.default_rng(11 + c + 2 * exact + 4 * quirks)
+    sigma = 0.7
+    checked = 0
+    for trial in range(40):
+        m = 60
+        sv = rng.standard_normal((m, 2)) * rng.choice([0.3, 1.0, 3.0])
+        A = np.zeros((m, c))
+        for j in range(m):  # fresh-SV pattern: +eta at one class, -eta at another, some merged rows
+            ys, r = rng.choice(c, size=2, replace=False)
+            A[j, ys], A[j, r] = 1.0, -1.0
+            if rng.random() < 0.3:
+                A[j] += 0.5 * rng.standard_normal(c)
+        A *= rng.uniform(0.5, 2.0)
+        mm = int(rng.integers(m))
+        A[mm] *= rng.choice([0.05, 0.3, 1.0])
+        kmrow = ref.kern(sv[mm], sv, sigma)[0]
+        n, h, k1, k2, L = bp.merge_partner(A, mm, kmrow, m, 1.0, quirks, exact)
+        losses = []
+        for j in range(m):
+            if j == mm:
+                continue
+            if exact:
+                hj = bp.exact_merge_h(A[mm], A[j], kmrow[j], *bp.merge_bracket(
+                    *_ratio_sums(A[mm], A[j], quirks)))
+                z = A[mm] * kmrow[j] ** ((1 - hj) ** 2) + A[j] * kmrow[j] ** (hj * hj)
+                Lj = float(np.sum(A[mm] ** 2 + A[j] ** 2 + 2 * kmrow[j] * A[mm] * A[j] - z ** 2))
+            else:
+                hj, _, _, Lj = ref.merge_pair(A[mm], A[j], kmrow[j], quirks=quirks)
+            losses.append((Lj, j, hj))
+        best = min(losses, key=lambda t: t[0])  # min keeps the first of equal values
+        assert n == best[1]
+        assert L == pytest.approx(best[0], rel=1e-9, abs=1e-12)
+        assert h == pytest.approx(best[2], abs=1e-9)
+        checked += 1
+    assert checked == 40
+
+
+def _ratio_sums(am, an, quirks):
+    den = am + an
+    zero = np.abs(den) <= 1e-9 * (np.abs(am) + np.abs(an))
+    if quirks:
+        den, keep = np.where(zero, 1e-4, den), np.ones_like(den, dtype=bool)
+    else:
+        keep = ~zero
+    return float(np.sum(am[keep] / den[keep])), float(np.sum(an[keep] / den[keep]))
+
+
 @pytest.mark.parametrize("maintenance", ["smallest", "random"])
 def test_8_removal_gradient_error_is_sqrt2(maintenance):
     X, y = stream(n=400, seed=9)
