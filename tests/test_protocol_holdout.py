@@ -192,12 +192,32 @@ def test_select_by_validation_runs_inner_cells_and_resumes(tmp_path):
     assert again.skipped_ok == 8 and not again.ran
 
 
+def test_select_by_validation_once_chooses_on_repetition_0_for_every_repetition(tmp_path):
+    """`once: true`: the inner fits run once (on repetition 0's permutation) and every
+    repetition's outer cell uses that one choice."""
+    text = SELECT.replace("validation_fraction: 0.2}", "validation_fraction: 0.2, once: true}")
+    exp = exp_from(tmp_path, text)
+    s = run_experiment(exp, tmp_path / "res", jobs=1)
+    assert s.exit_code == 0 and s.ran["ok"] == 3 + 2  # 3 candidates once + 2 outer cells
+    recs = ResultStore(tmp_path / "res").records()
+    inner = [r for r in recs if not r["holdout"].get("selection")]
+    outer = [r for r in recs if r["holdout"].get("selection")]
+    assert len(inner) == 3 and {r["permutation"] for r in inner} == {0}
+    assert sorted(r["permutation"] for r in outer) == [0, 1]
+    chosen = [r["holdout"]["selection"]["chosen"] for r in outer]
+    assert chosen[0] == chosen[1]
+    assert [c["score"] for c in outer[0]["holdout"]["selection"]["candidates"]] == \
+        [c["score"] for c in outer[1]["holdout"]["selection"]["candidates"]]
+
+
 @pytest.mark.parametrize("select, msg", [
     ("{sigma: [1, 2]}", r"select\.by: is required"),
     ("{sigma: [1, 2], by: vaildation}", "Did you mean 'validation'"),
     ("{sigam: [1, 2], by: validation}", "Did you mean 'sigma'"),
     ("{sigma: [1, -2], by: validation}", r"select\.sigma\[1\]"),
     ("{by: validation}", "names no parameter"),
+    ("{sigma: [1, 2], by: validation, once: 1}", r"select\.once"),
+    ("{sigma: [1, 2], by: validation, validation_fraction: 1.5}", r"select\.validation_fraction"),
 ])
 def test_bad_select_names_the_key(tmp_path, select, msg):
     text = SELECT.replace("{select: {sigma: [0.05, 4, 50], by: validation, validation_fraction: 0.2}}",

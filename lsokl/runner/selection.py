@@ -37,8 +37,21 @@ GRID = "grid"  # `select: {sigma: grid, ...}`: the candidates are the sigma list
 
 
 class Validation:
+    """``by: validation``. Option ``once`` (default false): true makes one choice per setting, on
+    repetition 0's fits (the inner cells all use repetition 0, as ``by: cv`` does), which every
+    repetition then uses; false chooses again in each repetition."""
+
     name = "validation"
-    OPTIONS = {"validation_fraction": 0.1}
+    OPTIONS = {"validation_fraction": 0.1, "once": False}
+
+    def check_option(self, v, key: str, name: str, value):
+        if name == "once":
+            if not isinstance(value, bool):
+                v.expected(key, "true or false", value)
+            return value
+        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1):
+            v.expected(key, "a number strictly between 0 and 1", value)
+        return float(value)
 
     def splits(self, prepared, options: dict, seed: int) -> dict:
         from .protocols import Prepared
@@ -58,8 +71,10 @@ class Validation:
             params.update(cand)
             opts = dict(cell.protocol_options)
             opts.update(extra)
+            once = {"permutation": 0} if options.get("once") else {}
             out.append((replace(cell, params=tuple(sorted(params.items())), select=(),
-                                protocol_options=tuple(sorted(opts.items()))), f"validation={f:g}"))
+                                protocol_options=tuple(sorted(opts.items())), **once),
+                        f"validation={f:g}"))
         return out
 
     def score(self, records: list) -> float:
