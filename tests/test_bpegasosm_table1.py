@@ -27,17 +27,24 @@ def test_table1_grid():
         else:
             assert np.allclose(gammas, [1, 4, 16, 64]), (ds, gammas)
         for c in cells:
-            assert c.param_dict["lam"] == 1e-4 and c.scale == "standard"
+            assert c.scale == "standard"
+            assert c.param_dict.get("lam", 1e-4) == 1e-4 and (c.learner == "prjtrn++") == ("lam" not in c.param_dict)
             if c.learner == "bpegasos":
                 assert c.param_dict["budget"] in (100, 500) and c.param_dict["ball_projection"] is True
-        widths, budgets = (2, 1) if ds in ("waveform", "checkerboard") else (4, 2)
-        assert counts[ds]["bpm-mrg"] == widths * budgets * 5  # widths x budgets x repetitions
-    usps_val = [c for c in exp.cells if c.dataset == "usps" and c.select]
-    assert {dict(c.select)["by"] for c in usps_val} == {"validation"}
-    assert all(len(dict(c.select)["sigma"]) == 4 for c in usps_val)
+        widths = 2 if ds in ("waveform", "checkerboard") else 4
+        for label in ("bpm-rand", "bpm-smal", "bpm-proj", "bpm-mrg"):
+            assert counts[ds][label] == widths * 2 * 5  # widths x budgets (100, 500) x repetitions
+        prj = [c for c in cells if c.learner == "prjtrn++"]
+        assert {c.param_dict["budget"] for c in prj} == {100, 500}
+        assert all(c.param_dict.get("eta") is None for c in prj)  # searched to end at B SVs (spec 4)
+    for ds in ("usps", "letter-uci"):  # one validation choice per (dataset, algorithm, B)
+        val = [c for c in exp.cells if c.dataset == ds and c.select]
+        assert len(val) == 4 * 2 * 5 and {dict(c.select)["by"] for c in val} == {"validation"}
+        assert all(len(dict(c.select)["sigma"]) == 4 and dict(c.select)["once"] is True for c in val)
     assert exp.datasets["waveform"].draws == {"n_train": 100000, "n_test": 20000}
     large = load_config(REPO / "configs" / "bpegasosm-table1-large.yaml")
-    assert {c.param_dict["budget"] for c in large.cells} == {100, 500}
+    assert {c.param_dict["budget"] for c in large.cells} == {100}
+    assert {c.learner for c in large.cells} == {"bpegasos"}
     assert large.datasets["checkerboard"].draws["n_train"] == 10 ** 6
 
 
@@ -73,3 +80,26 @@ def test_bad_bpegasos_settings_are_refused_naming_the_key(tmp_path):
         cfg.write_text(base % bad)
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
             load_config(cfg)
+
+
+def test_prjtrn_width_is_chosen_among_widths_whose_search_reached_the_budget():
+    """A PRJTRN++ width whose threshold search did not end near B SVs has a different model size
+    than the budgeted rows, so the report's PRJTRN++ cell takes the best width that reached B."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rb", REPO / "scripts" / "reproduce_bpegasosm.py")
+    rb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rb)
+    rows = []
+    for sigma, acc, reached in ((1.0, 95.0, False), (2.0, 80.0, True), (4.0, 70.0, True)):
+        for rep in range(2):
+            rows.append({"dataset": "letter-uci", "label": "prjtrn++", "algo": "prjtrn++", "by": "grid", "B": 100,
+                         "sigma": sigma, "rep": rep, "status": "ok", "acc": acc, "time_s": 1.0,
+                         "test_time_s": 0.1, "support": 100 if reached else 900, "n_train": 16000,
+                         "steps": 16000, "curve": None, "sv_on_target": reached})
+    (r,) = rb.attach_paper(rb.summarise(pd.DataFrame(rows))).to_dict("records")
+    assert r["sigma"] == 2.0 and r["test_best"] == 80.0 and r["paper"] == 46.3
+    for row in rows:
+        row["sv_on_target"] = False  # no width reached B: the best of all, flagged
+    (r,) = rb.attach_paper(rb.summarise(pd.DataFrame(rows))).to_dict("records")
+    assert r["sigma"] == 1.0 and r["sv_on_target"] is False
