@@ -321,6 +321,10 @@ def investigation() -> list[str]:
         "gives 90.0 with the ball projection and 89.3 without. So neither choice explains the 1.5-2.5 point USPS "
         "gaps of PROJ/MRG; at σ = 5.66 the nearest partner of the smallest SV has k ≈ 0.08 in 256 dimensions, so "
         "a merge removes almost as much as a removal (L = 3.98 vs 4.08 for removing m).",
+        "- The PROJ cells here ran with the spec's near-duplicate guard s < 1e-8 (spec 3.3). While they ran, "
+        "bpl raised it to 1e-4 on main (commit b0d9b55: on dense 2-d data at B = 300-500 the tracked K^-1 lost "
+        "its digits). The PROJ rows have not been re-run with the new guard. On the runs checked here, "
+        "checkerboard B = 100 to n = 10^5 and LETTER, M matched inv(K) to 1e-4 relative.",
         "- Waveform B = 500 ordering: PRJTRN++ (81.7, one width, 2 repetitions) falls below SMAL (83.5); the "
         "published gap between them is only 0.6 points (83.5 vs 82.9), and PRJTRN++ ran at one width only.",
         "",
