@@ -43,7 +43,8 @@ TARGETS = {  # samples/s the issue asks for (paper settings, one thread)
 # before/after section unless --before names another revision.
 BASELINE_REV = "a4d46bf"
 BEFORE_AFTER = [("a9a", "perceptron"), ("a9a", "ogd"), ("covtype-shaped-100k", "perceptron"),
-                ("covtype-shaped-100k", "ogd"), ("a9a", "fogd"), ("w8a", "fogd"), ("kddcup99", "fogd")]
+                ("covtype-shaped-100k", "ogd"), ("cadata", "perceptron-regression"),
+                ("cadata", "ogd-regression"), ("a9a", "fogd"), ("w8a", "fogd"), ("kddcup99", "fogd")]
 SPARSE_DATASETS = ["a9a", "w7a", "w8a", "kddcup99"]
 
 
