@@ -363,18 +363,6 @@ def ablations(results: Path) -> list[str]:
     return lines + [""]
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or platform.machine()
-
-
 def explain(r) -> str:
     algo = r["algo"]
     if algo in ("bpm-rand", "bpm-smal"):
