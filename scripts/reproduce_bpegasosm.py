@@ -31,6 +31,9 @@ PAPER_NAMES = {"usps": "USPS", "letter-uci": "LETTER", "covtype": "COVERTYPE", "
                "checkerboard": "CHECKERB"}
 ALGOS = {"pegasos": "PegasosM", "prjtrn++": "PRJTRN++", "bpm-rand": "BPM+RAND", "bpm-smal": "BPM+SMAL",
          "bpm-proj": "BPM+PROJ", "bpm-mrg": "BPM+MRG"}
+# one marker per algorithm in the curves: PRJTRN++'s B = 100 checkerboard line lies on PROJ's and MRG's and was
+# hidden under them when every line had the same marker and was opaque
+MARKERS = {"pegasos": "o", "prjtrn++": "D", "bpm-rand": "v", "bpm-smal": "^", "bpm-proj": "s", "bpm-mrg": "P"}
 FULL_SIZE = {"usps", "letter-uci"}
 PAPER_N = {"waveform": 2_000_000, "checkerboard": 10_000_000}
 
@@ -450,8 +453,9 @@ def curves(df: pd.DataFrame, results: Path) -> None:
                         pts.setdefault(n_end, []).append(rec["acc"])
                     ns = sorted(pts)
                     largest = n_run == g["n_train"].max()
-                    line, = ax.plot(ns, [np.mean(pts[n]) for n in ns], marker="o" if largest else ".",
-                                    linestyle="-" if largest else ":", color=color,
+                    line, = ax.plot(ns, [np.mean(pts[n]) for n in ns], marker=MARKERS[algo],
+                                    markersize=6 if largest else 4, fillstyle="full" if largest else "none",
+                                    linestyle="-" if largest else ":", color=color, alpha=0.8,
                                     label=f"{name} (σ={best:.3g})" if largest else None)
                     color = line.get_color()
                 hit = paper[(paper["dataset"] == PAPER_NAMES[ds]) & (paper["algorithm"] == name)]

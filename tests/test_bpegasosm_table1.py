@@ -103,3 +103,29 @@ def test_prjtrn_width_is_chosen_among_widths_whose_search_reached_the_budget():
         row["sv_on_target"] = False  # no width reached B: the best of all, flagged
     (r,) = rb.attach_paper(rb.summarise(pd.DataFrame(rows))).to_dict("records")
     assert r["sigma"] == 1.0 and r["sv_on_target"] is False
+
+
+def test_curves_keep_coinciding_algorithms_apart(tmp_path, monkeypatch):
+    """PRJTRN++'s checkerboard B = 100 curve lies on PROJ's: each algorithm gets its own marker (and the lines
+    some transparency), so a line drawn first is not hidden under one drawn later."""
+    import importlib.util
+
+    import matplotlib.pyplot as plt
+
+    spec = importlib.util.spec_from_file_location("rb", REPO / "scripts" / "reproduce_bpegasosm.py")
+    rb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rb)
+    rows = [{"dataset": "checkerboard", "algo": algo, "by": "grid", "B": 100, "sigma": 0.25, "rep": 0,
+             "status": "ok", "acc": 97.5, "n_train": 100_000, "steps": 100_000,
+             "curve": {"n": [10_000], "test_value": [0.948]}}
+            for algo in ("prjtrn++", "bpm-proj", "bpm-mrg")]
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    rb.curves(pd.DataFrame(rows), tmp_path)
+    (fig,) = figures
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines() if not ln.get_label().startswith("_")}
+    assert sorted(lines) == ["BPM+MRG (σ=0.25)", "BPM+PROJ (σ=0.25)", "PRJTRN++ (σ=0.25)"]
+    assert len({ln.get_marker() for ln in lines.values()}) == 3
+    assert all(ln.get_alpha() < 1 for ln in lines.values())
+    assert (tmp_path / "curves-checkerboard.png").exists()
+    assert len(set(rb.MARKERS.values())) == len(rb.MARKERS) and set(rb.MARKERS) == set(rb.ALGOS)
