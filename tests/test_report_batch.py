@@ -56,6 +56,17 @@ def test_markdown_states_the_timing_caveat_and_the_failure():
     assert "kdd †" in md and "3000 training rows" in md and "Reduced because: why" in md
 
 
+def test_markdown_does_not_depend_on_the_order_records_come_in():
+    """Records are read in file-listing order; a re-run of the same cells must write the same report."""
+    recs = [_rec("w7a", "libsvm", 0.985, 40.0, 10.0), _rec("w7a", "fogd", 0.96, 1.0, 2.0),
+            _rec("kdd", "libsvm", 0.99, 90.0, 2.0)]
+    subs = {"kdd": "4/1 cut", "w7a": "another cut"}
+    md = [to_markdown(attach(summarise(r), PAPER, subs, "libsvm"), PAPER, "libsvm", "t", [], "load 1")
+          for r in (recs, recs[::-1], recs[1:] + recs[:1])]
+    assert md[0] == md[1] == md[2]
+    assert "shared with other jobs" not in md[0]  # the load is stated from the record, not assumed
+
+
 def test_generic_report_skips_rows_without_a_curve():
     """Holdout rows of batch learners have no online curve (NaN in the frame): the convergence
     plots of `lsokl report` skip them instead of failing."""

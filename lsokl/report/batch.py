@@ -116,13 +116,15 @@ def _acc(mean, std) -> str:
 def to_markdown(table: pd.DataFrame, paper: pd.DataFrame, reference: str, title: str,
                 missing: list[str], machine: str) -> str:
     ref_name = DISPLAY_NAMES.get(reference, reference)
+    # records come back in file-listing order: sort, so that a re-run writes the same report
+    table = table.sort_values(["dataset", "learner"], kind="stable")
     lines = [f"# {title}", ""]
     lines += ["Test accuracy (%; mean ± sample std over 5 training permutations for the online rows, "
               "one run for LIBSVM and LLSVM), training time and test time in seconds.",
               "",
               "**Times.** Published times are the authors' C++ tools (LIBSVM, BudgetedSVM, KOL) on "
               "their machine; ours are one thread per cell (BLAS and numba single-threaded) on this "
-              f"machine, which was shared with other jobs during the run ({machine}). Absolute times "
+              f"machine (date, load average and CPU at the run's start and end: {machine}). Absolute times "
               f"do not compare across machines; the ratio columns ({ref_name} time / row time, both "
               "from one machine) do, ours beside the paper's.", ""]
     head = ["dataset", "algorithm", "accuracy", "paper", "Δ", "within tol.", "train s", "paper train s",
@@ -170,6 +172,7 @@ def to_markdown(table: pd.DataFrame, paper: pd.DataFrame, reference: str, title:
     lines += ["", f"Tolerance (full LIBSVM splits only): |Δ| ≤ max(2 published std, {TOLERANCE_POINTS}) "
               f"points; LIBSVM and LLSVM ≤ {BATCH_TOLERANCE_POINTS} point."]
     cv = table.dropna(subset=["cv"]).drop_duplicates("algorithm")
+    cv = cv.iloc[np.argsort([algo_order.index(a) if a in algo_order else 99 for a in cv["learner"]], kind="stable")]
     if len(cv):
         lines += ["", "## Parameter selection (declared reduced CV)", ""]
         for _, r in cv.iterrows():
