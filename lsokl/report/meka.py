@@ -236,8 +236,9 @@ def table5(root, out, load: str = "", config=None) -> pd.DataFrame:
              "Paper: MATLAB `cputime` on one thread (`maxNumCompThreads(1)`), Xeon X5440 2.83 GHz. lsokl: one thread "
              "(BLAS and numba), **CPU seconds** of the step (`time.process_time`, the same measure as `cputime`), "
              "median [min, max] over runs after a compile warm-up; wall-clock medians beside them. " + load,
-             "Wall clock on a machine shared by many jobs overstates the work several times; CPU time does not, "
-             "but cache and memory-bandwidth contention from the other jobs still slow it somewhat.", "",
+             "When other jobs share the machine (load average above its CPU count), wall clock overstates the "
+             "work several times; CPU time does not, though their cache and memory-bandwidth contention still "
+             "slows it somewhat.", "",
              "| dataset | runs | TC paper | TC lsokl CPU | TW paper | TW lsokl CPU | TL paper | TL lsokl CPU | "
              "paper / lsokl (TC / TW / TL) | wall TC / TW / TL |",
              "|---|---|---|---|---|---|---|---|---|---|"]
