@@ -436,7 +436,7 @@ def curves(df: pd.DataFrame, results: Path) -> None:
                                  squeeze=False)
         axes = axes[0]
         for ax, B in zip(axes, budgets):
-            for algo, name in ALGOS.items():
+            for rank, (algo, name) in enumerate(ALGOS.items()):
                 g = sub[(sub["algo"] == algo) & ((sub["B"] == B) if algo != "pegasos" else sub["B"].isna())]
                 if g.empty:
                     continue
@@ -459,6 +459,7 @@ def curves(df: pd.DataFrame, results: Path) -> None:
                     line, = ax.plot(ns, [np.mean(pts[n]) for n in ns], marker=MARKERS[algo],
                                     markersize=6 if largest else 4, fillstyle="full" if largest else "none",
                                     linestyle="-" if largest else ":", color=color, alpha=0.8,
+                                    zorder=3 + len(ALGOS) - rank,  # earlier rows on top: PRJTRN++ over PROJ/MRG
                                     label=f"{name} (σ={best:.3g})" if largest else None)
                     color = line.get_color()
                 hit = paper[(paper["dataset"] == PAPER_NAMES[ds]) & (paper["algorithm"] == name)]

@@ -127,5 +127,6 @@ def test_curves_keep_coinciding_algorithms_apart(tmp_path, monkeypatch):
     assert sorted(lines) == ["BPM+MRG (σ=0.25)", "BPM+PROJ (σ=0.25)", "PRJTRN++ (σ=0.25)"]
     assert len({ln.get_marker() for ln in lines.values()}) == 3
     assert all(ln.get_alpha() < 1 for ln in lines.values())
+    assert lines["PRJTRN++ (σ=0.25)"].get_zorder() > lines["BPM+PROJ (σ=0.25)"].get_zorder()
     assert (tmp_path / "curves-checkerboard.png").exists()
     assert len(set(rb.MARKERS.values())) == len(rb.MARKERS) and set(rb.MARKERS) == set(rb.ALGOS)
