@@ -66,10 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     # CPU time = user + system time of every process the target ran (what /usr/bin/time reports);
     # on a shared machine it is the steadier number, and CPU / wall says how many cores it used.
     print("\nreproduce-all summary (CPU = user + system of all its processes; load = 1-minute average at start -> end)")
+    width = max([len("total wall time"), *(len(row[0]) for row in rows)])
     for target, seconds, cpu_s, code, l0, l1 in rows:
-        print(f"  {target:<28} {fmt(seconds):>10}  CPU {fmt(cpu_s):>10}  load {l0} -> {l1}  "
+        print(f"  {target:<{width}} {fmt(seconds):>10}  CPU {fmt(cpu_s):>10}  load {l0} -> {l1}  "
               f"{'ok' if code == 0 else f'FAILED (exit {code})'}")
-    print(f"  {'total wall time':<28} {fmt(total):>10}  CPU {fmt(cpu):>10}  load {load_start} -> {load_average()} "
+    print(f"  {'total wall time':<{width}} {fmt(total):>10}  CPU {fmt(cpu):>10}  load {load_start} -> {load_average()} "
           f"on {os.cpu_count()} CPUs")
     return 1 if any(row[3] for row in rows) else 0
 

@@ -39,6 +39,14 @@ def test_reproduce_all_runs_in_sequence_and_reports_failures(tmp_path, monkeypat
     assert calls == ["good", "bad", "last"]  # a failure does not stop the others
 
 
+def test_reproduce_all_summary_columns_line_up_for_long_target_names(monkeypatch, capsys):
+    mod = _module(REPO / "scripts" / "reproduce_all.py")
+    monkeypatch.setattr(mod.subprocess, "call", lambda cmd, cwd=None: 0)
+    mod.main(["--only", "reproduce-bpegasosm-table1-large", "fig3"])
+    summary = capsys.readouterr().out.split("reproduce-all summary")[1].splitlines()[1:]
+    assert len(summary) == 3 and len({line.index("CPU") for line in summary}) == 1
+
+
 def test_reproduce_all_dry_run_lists_targets_and_extras():
     out = subprocess.run([sys.executable, str(REPO / "scripts" / "reproduce_all.py"), "--dry-run", "fig3"],
                          capture_output=True, text=True, check=True).stdout.split()
