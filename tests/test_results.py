@@ -95,3 +95,21 @@ def test_resume_after_sigkill_redoes_no_finished_cell(tmp_path):
     assert len(rerun_keys) == len(exp.cells) - len(before)
     assert {p.stem: p.stat().st_mtime_ns for p in records.glob("*.json") if p.stem in before} == before
     assert len(ResultStore(res).records()) == len(exp.cells)
+
+
+def test_record_versions_are_looked_up_once_per_process(monkeypatch):
+    """importlib.metadata scans every installed distribution on each call (about 10 ms for the six
+    packages, more than many whole cells): a record takes the versions found once per process."""
+    from importlib import metadata
+
+    from lsokl.results import record
+
+    calls = []
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda pkg: calls.append(pkg) or real(pkg))
+    record._package_versions.cache_clear()
+    first = record.versions()
+    first["numpy"] = "changed by a caller"
+    second = record.versions()
+    assert len(calls) == 6 and second["numpy"] == real("numpy") and second["python"]
+    record._package_versions.cache_clear()
