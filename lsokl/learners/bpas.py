@@ -27,20 +27,22 @@ from .base import SIGMA
 from .kernels import JIT, append_slot, kernel_row, store_row
 from .params import BUDGET, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import (MulticlassTask, class_scores, multiclass_hinge, observe_binary, store_pair,
+from .duplicates import memo_for
+from .tasks import (MulticlassTask, class_scores, multiclass_hinge, observe_binary_memo, refresh_row, store_pair,
                     top_two)
 
 
 @njit(**JIT)
 def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts,
-          inv2s2, budget, C, krow):
+          inv2s2, budget, C, krow, memo):
     for t in range(start, stop):
         i = order[t]
         yt = y[i]
         m = size[0]
         x_sqn = sqn[i]
         # Slots are never reordered (replacement is in place), so slot order is list order.
-        f, _ = observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts)
+        f, _, fresh = observe_binary_memo(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                          krow, counts, memo)
         loss = max(0.0, 1.0 - yt * f)
         if not (loss > 0.0):
             continue
@@ -52,6 +54,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
             store_row(xs, i, x_sqn, sv, sv_sqn, slot)
             alpha[slot] = yt * tau
             continue
+        refresh_row(xs, sqn, i, sv, sv_sqn, m, inv2s2, krow, fresh)  # every krow[r] is read below
         best_q = math.inf
         best = -1
         best_beta = 0.0
@@ -91,7 +94,7 @@ class BPAS(SupportVectorLearner):
     def _play(self, stream, y, order, start, stop):
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
-              int(self.budget), float(self.C), self.krow_)
+              int(self.budget), float(self.C), self.krow_, memo_for(stream, self).arrays)
 
 
 @njit(**JIT)

@@ -23,6 +23,7 @@ from numba import njit
 from sklearn.base import RegressorMixin
 
 from .base import SEED, SIGMA, OnlineLearner
+from .duplicates import NO_MEMO, in_block_representatives, memo_for, memo_lookup, memo_store
 from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, dot,
                        fourier_from_projections, multiclass_linear_step, regression_linear_step,
                        sincos)
@@ -31,21 +32,27 @@ from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 
 
 @njit(**JIT)
-def _play_block(P, yb, w, zc, zs, eta, counts, w_sum=None):
+def _play_block(P, yb, w, zc, zs, eta, counts, memo, rows, w_sum=None):
     """Strict online pass over a block given its projections P[r] = U' x_r. With ``w_sum``
     (KOL's averaged model, ``w_fogd_sum``) w is also added to it after every update; without it
-    the branch is compiled away."""
+    the branch is compiled away. ``memo``/``rows``: the duplicate-row memo and the block's row
+    indices (``duplicates``): a row predicted since the last update reuses its f, bit for bit."""
     D = zc.shape[0]
     wc = w[:D]
     ws = w[D:]
     for r in range(P.shape[0]):
-        sincos(P[r], zc, zs)
-        f = dot(wc, zc) + dot(ws, zs)
+        hit, f = memo_lookup(memo, rows[r], counts[2])
+        if not hit:
+            sincos(P[r], zc, zs)
+            f = dot(wc, zc) + dot(ws, zs)
+            memo_store(memo, rows[r], counts[2], f)
         yi = yb[r]
         counts[0] += 1
         if (1.0 if f >= 0.0 else -1.0) != yi:
             counts[1] += 1
         if yi * f < 1.0:
+            if hit:
+                sincos(P[r], zc, zs)
             counts[2] += 1
             step = eta * yi
             axpy(step, zc, wc)
@@ -181,9 +188,26 @@ class FOGD(OnlineLearner):
         return int(self.counts_[2])
 
     def _play(self, stream, y, order, start, stop):
+        # Binary float64 FOGD uses the duplicate-row memo; the other loops do not (yet).
+        memo = (memo_for(stream, self) if self.task == "binary" and self.w_.dtype == np.float64
+                else None)
+        ids = None if memo is None or not memo.active else memo.arrays[0]
+        if ids is not None:
+            seen = np.full(memo.arrays[1].shape[0], -1, dtype=np.int64)
+            rep_pos = np.empty(BLOCK, dtype=np.int64)
+            inverse = np.empty(BLOCK, dtype=np.int64)
         for a in range(start, stop, BLOCK):
             idx = order[a:min(a + BLOCK, stop)]
-            self._play_projected(self.map_.project(stream, idx), np.ascontiguousarray(y[idx]))
+            P = None
+            if ids is not None:
+                # a block's repeated rows are projected once (the copies are the same bits)
+                n_rep = in_block_representatives(ids, idx, seen, rep_pos, inverse)
+                if n_rep < len(idx):
+                    P = self.map_.project(stream, idx[rep_pos[:n_rep]])[inverse[:len(idx)]]
+            if P is None:
+                P = self.map_.project(stream, idx)
+            self._play_projected(P, np.ascontiguousarray(y[idx]),
+                                 NO_MEMO if memo is None else memo.arrays, idx)
 
     # KOL's test-with-the-average option (``test_with: average`` in the holdout protocol): set
     # ``track_average = True`` before ``run``; then ``use_average()`` replaces w by the mean of w
@@ -197,16 +221,20 @@ class FOGD(OnlineLearner):
         if self.counts_[2] > 0:
             self.w_ = self.w_sum_ / float(self.counts_[2])
 
-    def _play_projected(self, P, yb):
-        """The strict online loop over one block, given its projections P = X[block] U."""
+    def _play_projected(self, P, yb, memo=NO_MEMO, rows=None):
+        """The strict online loop over one block, given its projections P = X[block] U;
+        ``memo``/``rows``: the duplicate-row memo and the block's row indices (binary only)."""
         eta = float(self.eta)
+        if rows is None:
+            memo, rows = NO_MEMO, np.arange(P.shape[0], dtype=np.int64)
         if getattr(self, "w_sum_", None) is not None:
-            _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_, self.w_sum_)
+            _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_, memo, rows,
+                        self.w_sum_)
         elif self.w_.dtype == np.float32:
             _play_block32(P, yb, self.w_, self._zc, self._zs, self._zc32, self._zs32, eta,
                           self.counts_)
         else:
-            _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_)
+            _play_block(P, yb, self.w_, self._zc, self._zs, eta, self.counts_, memo, rows)
 
 
     def features(self, X) -> np.ndarray:
@@ -242,7 +270,7 @@ class MulticlassFOGD(FOGD):
         self.w_ = np.zeros((self.n_classes_, self.w_.shape[0]), dtype=self.w_.dtype)
         self._V = np.zeros(self.n_classes_)
 
-    def _play_projected(self, P, yb):
+    def _play_projected(self, P, yb, memo=NO_MEMO, rows=None):
         _play_block_multiclass(P, yb, self.w_, self._z, self._V, float(self.eta),
                                self.counts_)
 
@@ -266,7 +294,7 @@ class RegressionFOGD(RegressorMixin, FOGD):
                          random_state=random_state, dtype=dtype)
         self.epsilon = epsilon
 
-    def _play_projected(self, P, yb):
+    def _play_projected(self, P, yb, memo=NO_MEMO, rows=None):
         _play_block_regression(P, yb, self.w_, self._z, float(self.eta),
                                float(self.epsilon), self.counts_, self.sq_loss_)
 

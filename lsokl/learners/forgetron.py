@@ -29,7 +29,8 @@ from .base import SIGMA, VARIANT
 from .kernels import JIT, append_slot, evict_and_reuse, kernel_between_slots, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
-from .tasks import (MulticlassTask, RegressionTask, observe_binary, observe_multiclass,
+from .duplicates import memo_for
+from .tasks import (MulticlassTask, RegressionTask, observe_binary_memo, observe_multiclass, refresh_row,
                     observe_regression, predict_oldest_first, regression_coefficient,
                     scale_coefficients, scale_columns, store_pair)
 
@@ -93,13 +94,14 @@ def _shrink(delta, mu, mistakes, variant, q, phi_range):
 
 @njit(**JIT)
 def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, labels, size, counts,
-          inv2s2, budget, variant, q, phi_range, krow, krow_oldest):
+          inv2s2, budget, variant, q, phi_range, krow, krow_oldest, memo):
     for t in range(start, stop):
         i = order[t]
         yt = y[i]
         m = size[0]
         # f summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
-        f, _ = observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts)
+        f, _, fresh = observe_binary_memo(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                          krow, counts, memo)
         if yt * f > 0.0:
             continue
         counts[2] += 1
@@ -110,6 +112,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, labels, s
             alpha[slot] = yt
             labels[slot] = yt
             continue
+        refresh_row(xs, sqn, i, sv, sv_sqn, m, inv2s2, krow, fresh)  # krow[oldest] is read below
         oldest = sv_order[0]
         # f'(x_r) with f' = f + y_t kappa(x_t, .): the stored SVs' row plus the new point's term.
         kernel_between_slots(sv, sv_sqn, oldest, m, inv2s2, krow_oldest)
@@ -154,7 +157,7 @@ class Forgetron(SupportVectorLearner):
               self.order_, self.alpha_, self.labels_, self.size_, self.counts_,
               1.0 / (2.0 * self.sigma**2), int(self.budget),
               FAITHFUL if self.variant == "faithful" else CORRECTED, self.q_, self.phi_range_,
-              self.krow_, self.krow_oldest_)
+              self.krow_, self.krow_oldest_, memo_for(stream, self).arrays)
 
 
 @njit(**JIT)

@@ -44,7 +44,8 @@ from .kernels import JIT, append_slot, kernel_row, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
 from .tasks import REGRESSION_POOR_SCORE
-from .tasks import (multiclass_hinge, observe_binary, observe_multiclass, observe_regression,
+from .duplicates import NO_MEMO, memo_for
+from .tasks import (multiclass_hinge, observe_binary_memo, observe_multiclass, observe_regression, refresh_row,
                     store_pair)
 
 RESIDUAL_FLOOR = 1e-10
@@ -114,7 +115,7 @@ def _store(xs, i, sqn_i, m, dstar, res, sv, sv_sqn, sv_order, size, kinv, gram, 
 @njit(**IEEE)
 def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts, sq_loss,
           inv2s2, krow, budget, kinv, gram, kid, dstar, kd, plus, corrected, U, regression, eps,
-          eta):
+          eta, memo):
     """Binary (spec 1.5/1.6) and regression (spec 3) Projectron: one scalar coefficient per
     vector. Regression triggers on |y - f| > eps and uses eta sign(y - f) where binary uses y."""
     for t in range(start, stop):
@@ -122,14 +123,15 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
         m = size[0]
         x_sqn = sqn[i]
         f = 0.0
+        fresh = True
         if regression:
             delta, mistake = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m,
                                                 inv2s2, krow, eps, counts, sq_loss)
             lab = eta if delta > 0.0 else -eta
         else:
             lab = y[i]
-            f, mistake = observe_binary(xs, sqn, i, lab, sv, sv_sqn, sv_order, alpha, m, inv2s2,
-                                        krow, counts)
+            f, mistake, fresh = observe_binary_memo(xs, sqn, i, lab, sv, sv_sqn, sv_order, alpha,
+                                                    m, inv2s2, krow, counts, memo)
         if mistake:
             counts[2] += 1
             if m == 0:
@@ -137,6 +139,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
                               gram, krow, kid, inv2s2)
                 alpha[slot] = lab
                 continue
+            refresh_row(xs, sqn, i, sv, sv_sqn, m, inv2s2, krow, fresh)  # read by the residual
             _, res = _residual(kinv, m, krow, kid, dstar)
             if m == budget or (corrected and res <= RESIDUAL_FLOOR):
                 for j in range(m):
@@ -149,6 +152,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
             loss = 1.0 - lab * f
             if not (loss > 0.0 and loss < 1.0):
                 continue
+            refresh_row(xs, sqn, i, sv, sv_sqn, m, inv2s2, krow, fresh)  # read by the residual
             _, res = _residual(kinv, m, krow, kid, dstar)
             _matvec(gram, m, dstar, kd)
             P = 0.0
@@ -258,7 +262,8 @@ class Projectron(SupportVectorLearner):
               1.0 / (2.0 * self.sigma**2), self.krow_, int(self.budget), self.kinv_, self.gram_,
               self.kid_, self._dstar, self._kd, self._plus, self.variant == "corrected", self._U,
               regression, float(self.epsilon) if regression else 0.0,
-              float(self.eta) if regression else 1.0)
+              float(self.eta) if regression else 1.0,
+              NO_MEMO if regression else memo_for(stream, self).arrays)
 
 
 class ProjectronPP(Projectron):

@@ -16,18 +16,20 @@ from .kernels import JIT, append_slot, evict_and_reuse, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .randomness import PositionBuffer
 from .support import SupportVectorLearner
-from .tasks import RANDOM_REMOVAL, MulticlassTask, RegressionTask, observe_binary
+from .duplicates import memo_for
+from .tasks import RANDOM_REMOVAL, MulticlassTask, RegressionTask, observe_binary_memo
 
 
 @njit(**JIT)
 def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, counts, inv2s2,
-          budget, draws, cursor, krow):
+          budget, draws, cursor, krow, memo):
     for t in range(start, stop):
         i = order[t]
         m = size[0]
         # f summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
-        _, mistake = observe_binary(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
-                                    krow, counts)
+        # (the update below does not read the kernel row, so a memo hit needs no refresh)
+        _, mistake, _ = observe_binary_memo(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m,
+                                            inv2s2, krow, counts, memo)
         if mistake:
             counts[2] += 1
             if m < budget:
@@ -67,7 +69,8 @@ class RBP(SupportVectorLearner):
         self.positions_.ensure(stop - start)
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
-              int(self.budget), self.positions_.draws, self.positions_.cursor, self.krow_)
+              int(self.budget), self.positions_.draws, self.positions_.cursor, self.krow_,
+              memo_for(stream, self).arrays)
 
 
 class MulticlassRBP(MulticlassTask, RBP):

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 from sklearn.base import RegressorMixin
 
+from .duplicates import memo_lookup, memo_store
 from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
 
 # How a full budget makes room (spec 2.3/3 RBP: uniform; 2.8/3 BOGD: oldest).
@@ -58,6 +59,34 @@ def observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow,
     if mistake:
         counts[1] += 1
     return f, mistake
+
+
+@njit(**JIT)
+def observe_binary_memo(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts,
+                        memo):
+    """:func:`observe_binary` through the duplicate-row memo (``duplicates.RowMemo.arrays``):
+    for a row whose identical copy was predicted since the last counted update (``counts[2]``),
+    f is that prediction, bit for bit, and the kernel row is not computed. Returns (f, mistake,
+    fresh); ``fresh`` False means ``krow`` was left stale: a caller whose update reads it calls
+    :func:`refresh_row` first."""
+    hit, f = memo_lookup(memo, i, counts[2])
+    if not hit:
+        f, mistake = observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
+                                    krow, counts)
+        memo_store(memo, i, counts[2], f)
+        return f, mistake, True
+    counts[0] += 1
+    mistake = sign(f) != yt
+    if mistake:
+        counts[1] += 1
+    return f, mistake, False
+
+
+@njit(**JIT)
+def refresh_row(xs, sqn, i, sv, sv_sqn, m, inv2s2, krow, fresh):
+    """Compute the kernel row that a memo hit skipped (the same values observe_binary makes)."""
+    if not fresh:
+        kernel_row(xs, i, sqn[i], sv, sv_sqn, m, inv2s2, krow)
 
 
 @njit(**JIT)
