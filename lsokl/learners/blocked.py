@@ -684,9 +684,14 @@ CHUNK = 1024
 # Dense rows play stage 1 in single precision (False: always double; the decisions are the same).
 SINGLE_PRECISION = True
 # A single-precision block that replays more than 1 in SINGLE_RECOMPUTE_LIMIT of its samples
-# through the per-sample loop sends the next SINGLE_HOLD_BLOCKS blocks to double precision.
+# through the per-sample loop sends the next blocks to double precision: SINGLE_HOLD_BLOCKS
+# after a first such block, twice as many after each further one in a row (up to
+# SINGLE_HOLD_MAX). Where single precision fails for good (codrna: raw features up to 1,868,
+# so its error bound passes 1 and every sample of the block is replayed), the retries then
+# cost a few blocks per pass instead of one block in nine (1 in 8 of codrna's samples).
 SINGLE_RECOMPUTE_LIMIT = 12
 SINGLE_HOLD_BLOCKS = 8
+SINGLE_HOLD_MAX = 1024
 
 
 def block_scores(stream, idx, sv, sv_sqn, alpha, m0, inv2s2, scratch, xbits=None, bits=None,
@@ -760,6 +765,7 @@ class BlockedPlay:
         self.sv_bits_packed_ = 0
         self.sv32T_ = None  # the support set in float32, built on demand for dense inputs
         self.sv32_packed_ = 0
+        self.single_hold_ = (0, 0)  # see _play_blocks
 
     def _block_sums(self):
         m = int(self.size_[0])
@@ -793,7 +799,9 @@ class BlockedPlay:
             seen = np.full(n_distinct, -1, dtype=np.int64)
             rep_pos = np.empty(BLOCK, dtype=np.int64)
             inverse = np.empty(BLOCK, dtype=np.int64)
-        hold_single = 0  # blocks to play in double precision before trying single again
+        # blocks to play in double precision before trying single again, and single-precision
+        # blocks in a row that replayed too much: kept across the pass's checkpoint segments
+        hold_single, single_failures = self.single_hold_
         t = start
         while t < stop:
             m0 = int(self.size_[0])
@@ -837,7 +845,11 @@ class BlockedPlay:
                 # Single precision widens the error bound; where many decisions fall inside it
                 # (each one replayed by the per-sample loop), double precision is cheaper.
                 if use_single and (int(recomputed[0]) - before) * SINGLE_RECOMPUTE_LIMIT > len(idx):
-                    hold_single = SINGLE_HOLD_BLOCKS
+                    hold_single = min(SINGLE_HOLD_BLOCKS << single_failures, SINGLE_HOLD_MAX)
+                    single_failures += 1
+                elif use_single:
+                    single_failures = 0
+        self.single_hold_ = (hold_single, single_failures)
 
     def _support_single(self, stream):
         """(svT32, sqn32): the support set in float32 (d x capacity) when the stream is dense

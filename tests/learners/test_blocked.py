@@ -261,3 +261,31 @@ def test_regression_partial_fit_in_blocks_is_the_loop():
         model.partial_fit(X, y)
     np.testing.assert_array_equal(ref.sq_loss_, model.sq_loss_)
     np.testing.assert_array_equal(ref.alpha_[:ref.support_size_], model.alpha_[:model.support_size_])
+
+
+def test_single_precision_retries_back_off_across_segments(monkeypatch):
+    """Where single precision fails for good (a raw feature spanning [-2000, 0]: its error bound
+    exceeds 1 and every sample of a single-precision block is replayed), the blocked Perceptron
+    retries it after 8, 16, 32, ... blocks, counted across the pass's checkpoint segments, and
+    its decisions stay the per-sample loop's."""
+    rng = np.random.default_rng(4)
+    n = 12_000
+    X = np.column_stack([rng.uniform(-2000.0, 0.0, n), rng.random((n, 3))])
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    attempts = []
+    real = blocked.block_scores
+
+    def spy(stream, idx, *args, **kwargs):
+        attempts.append(kwargs.get("single", args[9] if len(args) > 9 else None) is not None)
+        return real(stream, idx, *args, **kwargs)
+
+    monkeypatch.setattr(blocked, "block_scores", spy)
+    blocked_run = KernelPerceptron(sigma=8.0)
+    trace = blocked_run.run(X, y)
+    loop = KernelPerceptron(sigma=8.0)
+    loop.play_in_blocks = False
+    reference = loop.run(X, y)
+    assert trace.mistakes == reference.mistakes
+    assert np.array_equal(trace.ckpt_mistakes, reference.ckpt_mistakes)
+    assert len(attempts) > 40 and sum(attempts) <= 4  # 47 blocks, in about 20 segments
+    assert blocked_run.recomputed_[0] <= 4 * blocked.BLOCK + 100

@@ -147,3 +147,4 @@ def test_blocked_learners_share_sums_of_repeated_rows(monkeypatch):
     monkeypatch.setattr(blocked, "block_scores", spy)
     create("perceptron", sigma=1.5).run(X, y, np.random.default_rng(7).permutation(len(y)))
     assert max(sizes) <= 40  # at most 40 distinct rows, whatever the block size (256)
+
