@@ -61,7 +61,7 @@ def observe_binary(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow,
     return f, mistake
 
 
-@njit(**JIT)
+@njit(inline="always")  # the memo's branches compiled into each loop (away when memo is None)
 def observe_binary_memo(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts,
                         memo):
     """:func:`observe_binary` through the duplicate-row memo (``duplicates.RowMemo.arrays``):
