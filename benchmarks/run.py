@@ -185,22 +185,44 @@ def before_after_section(args) -> None:
     specs = [f"{ds}:{alg}:{1 if (ds, alg) == ('covtype-shaped-100k', 'ogd') else args.repeats}"
              for ds, alg in pairs]
     results = {}
-    procs = {}
-    for label, src in (("after", None), ("before", source)):  # both at once, same conditions
+
+    def start(label, src):
         env = dict(os.environ)
         if src is not None:
             env["PYTHONPATH"] = str(src) + os.pathsep + env.get("PYTHONPATH", "")
-        procs[label] = subprocess.Popen([sys.executable, str(HERE / "measure.py"), "--batch", *specs],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        env=env, cwd=str(src or HERE))
-    for label, proc in procs.items():
+        return subprocess.Popen([sys.executable, str(HERE / "measure.py"), "--batch", *specs],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env, cwd=str(src or HERE))
+
+    def collect(label, proc):
         stdout, stderr = proc.communicate()
         if proc.returncode != 0:
             print(stderr[-2000:], file=sys.stderr)
         for line in stdout.splitlines():
             if line.startswith("{"):
                 r = json.loads(line)
+                old = results.get((label, r["dataset"], r["algorithm"]))
+                if old is not None:  # a later round: pool the passes, medians over all of them
+                    r["all_cpu_s"] = old["all_cpu_s"] + r["all_cpu_s"]
+                    r["all_elapsed_s"] = old["all_elapsed_s"] + [r["elapsed_s"]]
+                    r["all_mistakes"] = sorted(set(old["all_mistakes"]) | set(r["all_mistakes"]))
+                    r["cpu_s"] = statistics.median(r["all_cpu_s"])
+                    r["elapsed_s"] = statistics.median(r["all_elapsed_s"])
+                else:
+                    r["all_elapsed_s"] = [r["elapsed_s"]]
                 results[(label, r["dataset"], r["algorithm"])] = r
+
+    revisions = (("after", None), ("before", source))
+    if args.sequential:
+        # one process at a time, before and after alternating: neither runs beside the other
+        # (side by side, the faster revision's last pairs ran while the slower one still worked)
+        for _ in range(args.sequential):
+            for label, src in reversed(revisions):
+                collect(label, start(label, src))
+    else:
+        procs = {label: start(label, src) for label, src in revisions}  # both at once
+        for label, proc in procs.items():
+            collect(label, proc)
     rows = [(ds, alg, results.get(("before", ds, alg)), results.get(("after", ds, alg)))
             for ds, alg in pairs]
     title = f"## Before/after: this revision against {args.before} (`benchmarks/run.py --sections before-after`)"
@@ -208,10 +230,14 @@ def before_after_section(args) -> None:
         title = f"## Before/after, {args.name}: this revision against {args.before} (`--pairs {args.pairs} --name {args.name}`)"
     lines = [title, "",
              f"The same pass measured with lsokl at revision {args.before} (exported with `git archive`,",
-             f"imported in place of the working tree) and at {revision} (working tree), in two processes run side by side:",
+             f"imported in place of the working tree) and at {revision} (working tree), "
+             + (f"in {args.sequential} rounds of one process per revision, run one after the other (before, after, before, ...):"
+                if args.sequential else "in two processes run side by side:"),
              "one pass over the stream in a fixed random order at the paper's settings (sigma = 8, OGD",
              "eta = 0.2, FOGD D = 400), compilation excluded; median of "
-             f"{args.repeats} passes in one process per revision (the 'before' covtype OGD pass: one).",
+             + (f"all {args.sequential} x {args.repeats} passes (the per-round medians for wall time)."
+                if args.sequential else
+                f"{args.repeats} passes in one process per revision (the 'before' covtype OGD pass: one)."),
              "Wall time is the learner's own timer; CPU time is the process's CPU time over the same",
              "pass, the steadier number on a loaded machine.",
              "`mistakes` must be equal: the blocked learners take exactly the per-sample loop's decisions.", "",
@@ -274,6 +300,9 @@ def main() -> None:
     ap.add_argument("--before", default=BASELINE_REV, help="git revision of the before/after section's 'before'")
     ap.add_argument("--pairs", help="before-after: DATASET:ALGORITHM,... instead of the default list")
     ap.add_argument("--name", help="before-after: write section before-after-NAME (a partial re-run)")
+    ap.add_argument("--sequential", type=int, default=0, metavar="ROUNDS",
+                    help="before-after: ROUNDS rounds of before then after, one process at a time "
+                         "(medians over every pass of every round) instead of side by side")
     ap.add_argument("--merge", action="store_true",
                     help="throughput: keep the measurements in RESULTS.json; replace only those taken now")
     args = ap.parse_args()
