@@ -72,7 +72,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .duplicates import in_block_representatives, repeated_row_ids
+from .duplicates import BlockRepeats
 from .features import REDUCE_JIT
 from .kernels import JIT, append_slot, dot, store_row
 from .tasks import (multiclass_hinge, observe_binary, observe_multiclass, regression_coefficient,
@@ -794,11 +794,7 @@ class BlockedPlay:
             top = max(stream.sqnorms.max(initial=0.0), self.sv_sqn_[:m].max(initial=0.0))
             exp_table = exp_table_for(int(2 * top) + 1, inv2s2)
         single = None if bits is not None else self._support_single(stream)
-        ids, n_distinct = repeated_row_ids(stream)
-        if ids is not None:
-            seen = np.full(n_distinct, -1, dtype=np.int64)
-            rep_pos = np.empty(BLOCK, dtype=np.int64)
-            inverse = np.empty(BLOCK, dtype=np.int64)
+        repeats = BlockRepeats(stream)
         # blocks to play in double precision before trying single again, and single-precision
         # blocks in a row that replayed too much: kept across the pass's checkpoint segments
         hold_single, single_failures = self.single_hold_
@@ -818,20 +814,12 @@ class BlockedPlay:
                     pack_dense_rows(stream.dense, idx, xb)
             use_single = single is not None and hold_single == 0
             hold_single = max(hold_single - 1, 0)
-            reps = None
-            if ids is not None and m0 > 0:
-                n_rep = in_block_representatives(ids, idx, seen, rep_pos, inverse)
-                if n_rep < len(idx):
-                    reps = rep_pos[:n_rep]
-            if reps is None:
-                g = block_scores(stream, idx, self.sv_, self.sv_sqn_, self.alpha_, m0, inv2s2,
-                                 scratch, xb, bits, exp_table, single if use_single else None)
-            else:
-                # A block's repeated rows share their block-start sums: computed once per
-                # distinct row (``duplicates``), then copied; the guard bounds them as before.
-                g = block_scores(stream, idx[reps], self.sv_, self.sv_sqn_, self.alpha_, m0, inv2s2,
-                                 scratch, None if xb is None else xb[reps], bits, exp_table,
-                                 single if use_single else None)[inverse[:len(idx)]]
+            # A block's repeated rows share their block-start sums: computed once per distinct
+            # row (``duplicates``), then copied; the guard bounds them as before.
+            g = repeats.map_rows(idx, lambda rows, pos: block_scores(
+                stream, rows, self.sv_, self.sv_sqn_, self.alpha_, m0, inv2s2, scratch,
+                xb if pos is None or xb is None else xb[pos], bits, exp_table,
+                single if use_single else None))
             before = int(recomputed[0])
             step_fn(idx, g, K_in, sums, c_G32 if use_single else c_G64,
                     KERNEL_ERROR_32 if use_single else KERNEL_ERROR_64, joined, recomputed)

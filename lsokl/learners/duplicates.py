@@ -18,10 +18,11 @@ exactly the same operations on exactly the same numbers. The memo returns it ins
   count is unchanged.
 
 Where it is used: the budgeted binary learners whose model changes only on counted updates
-(``tasks.observe_binary_memo``: RBP, Forgetron, Projectron(++), BPA-S), FOGD and NOGD's linear
-phase, and the blocked unbudgeted Perceptron/OGD, whose block-start kernel sums are computed
-once per distinct row of a block (``in_block_representatives``). BOGD and NORMA shrink every
-coefficient at every step, so their f never repeats. The ids are computed inside the timed pass.
+(``tasks.observe_binary_memo``: RBP, Forgetron, Projectron(++), BPA-S) and binary FOGD reuse
+predictions; the blocked unbudgeted Perceptron/OGD (block-start kernel sums), NOGD's linear phase
+(Nystrom features) and FOGD (projections) do a block's row-only work once per distinct row
+(:class:`BlockRepeats`). BOGD and NORMA shrink every coefficient at every step, so their f never
+repeats. The ids are computed inside the timed pass.
 
 Nothing in NumPy or SciPy finds duplicate rows of a CSR matrix without densifying it
 (``np.unique(axis=0)`` needs dense rows and sorts them whole), hence the hash-and-verify here.
@@ -233,6 +234,35 @@ def memo_store(memo, i, version, f):
     u = ids[i]
     mf[u] = f
     stamp[u] = version
+
+
+class BlockRepeats:
+    """The distinct rows of each block of a pass over a Stream whose rows repeat: work that
+    depends only on a row's content (projections, features, kernel sums against a fixed support
+    set) is done once per distinct row of the block and copied to the other copies (the same
+    bits). Does nothing on a stream without enough repeats (``repeated_row_ids``)."""
+
+    def __init__(self, stream):
+        self.ids, n_distinct = repeated_row_ids(stream)
+        if self.ids is not None:
+            self._seen = np.full(n_distinct, -1, dtype=np.int64)
+            self._first = np.empty(0, dtype=np.int64)
+            self._inverse = np.empty(0, dtype=np.int64)
+
+    def map_rows(self, idx, compute):
+        """``compute(rows, pos)`` returns one result row per stream row in ``rows``, which are
+        ``idx[pos]`` (``pos`` None: ``rows`` is the whole block ``idx``). When some rows of the
+        block repeat, it gets the first copy of each distinct row and its result is expanded to
+        the whole block."""
+        if self.ids is not None:
+            if len(self._first) < len(idx):
+                self._first = np.empty(len(idx), dtype=np.int64)
+                self._inverse = np.empty(len(idx), dtype=np.int64)
+            n_rep = in_block_representatives(self.ids, idx, self._seen, self._first, self._inverse)
+            if n_rep < len(idx):
+                pos = self._first[:n_rep]
+                return compute(idx[pos], pos)[self._inverse[:len(idx)]]
+        return compute(idx, None)
 
 
 @njit(**JIT)

@@ -23,7 +23,7 @@ from numba import njit
 from sklearn.base import RegressorMixin
 
 from .base import SEED, SIGMA, OnlineLearner
-from .duplicates import NO_MEMO, in_block_representatives, memo_for, memo_lookup, memo_store
+from .duplicates import NO_MEMO, BlockRepeats, memo_for, memo_lookup, memo_store
 from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, dot,
                        fourier_from_projections, multiclass_linear_step, regression_linear_step,
                        sincos)
@@ -191,21 +191,11 @@ class FOGD(OnlineLearner):
         # Binary float64 FOGD uses the duplicate-row memo; the other loops do not (yet).
         memo = (memo_for(stream, self) if self.task == "binary" and self.w_.dtype == np.float64
                 else None)
-        ids = None if memo is None or not memo.active else memo.arrays[0]
-        if ids is not None:
-            seen = np.full(memo.arrays[1].shape[0], -1, dtype=np.int64)
-            rep_pos = np.empty(BLOCK, dtype=np.int64)
-            inverse = np.empty(BLOCK, dtype=np.int64)
+        repeats = BlockRepeats(stream)
         for a in range(start, stop, BLOCK):
             idx = order[a:min(a + BLOCK, stop)]
-            P = None
-            if ids is not None:
-                # a block's repeated rows are projected once (the copies are the same bits)
-                n_rep = in_block_representatives(ids, idx, seen, rep_pos, inverse)
-                if n_rep < len(idx):
-                    P = self.map_.project(stream, idx[rep_pos[:n_rep]])[inverse[:len(idx)]]
-            if P is None:
-                P = self.map_.project(stream, idx)
+            # a block's repeated rows are projected once (the copies are the same bits)
+            P = repeats.map_rows(idx, lambda rows, _: self.map_.project(stream, rows))
             self._play_projected(P, np.ascontiguousarray(y[idx]),
                                  NO_MEMO if memo is None else memo.arrays, idx)
 

@@ -31,7 +31,7 @@ from numba import njit
 from sklearn.base import RegressorMixin
 
 from .base import SIGMA, VARIANT, round_half_up
-from .duplicates import in_block_representatives, repeated_row_ids
+from .duplicates import BlockRepeats
 from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
                        regression_linear_step)
 from .kernels import JIT, append_slot, gaussian_gram, store_row
@@ -249,21 +249,11 @@ class NOGD(SupportVectorLearner):
                 self._switch(y[order[t]])
                 t += 1
         if self.switched_:
-            ids, n_distinct = repeated_row_ids(stream)
-            if ids is not None:
-                seen = np.full(n_distinct, -1, dtype=np.int64)
-                rep_pos = np.empty(BLOCK, dtype=np.int64)
-                inverse = np.empty(BLOCK, dtype=np.int64)
+            repeats = BlockRepeats(stream)
             for a in range(t, stop, BLOCK):
                 idx = order[a:min(a + BLOCK, stop)]
-                Z = None
-                if ids is not None:
-                    # a block's repeated rows get their features once (copies: the same bits)
-                    n_rep = in_block_representatives(ids, idx, seen, rep_pos, inverse)
-                    if n_rep < len(idx):
-                        Z = self.map_.features(stream, idx[rep_pos[:n_rep]])[inverse[:len(idx)]]
-                if Z is None:
-                    Z = self.map_.features(stream, idx)
+                # a block's repeated rows get their features once (copies: the same bits)
+                Z = repeats.map_rows(idx, lambda rows, _: self.map_.features(stream, rows))
                 self._play_linear(Z, np.ascontiguousarray(y[idx]))
 
     def _play_kernel(self, stream, y, order, start, stop) -> int:
