@@ -42,6 +42,8 @@ ENABLED = True
 #: would cost more than they save)
 MIN_SAMPLE_REPEATS = 0.25
 SAMPLE_ROWS = 2048
+#: shorter streams (river's one row at a time, small partial_fit chunks) skip the sample check
+MIN_ROWS = 64
 
 @njit(**JIT)
 def _mix(h, v):
@@ -186,7 +188,7 @@ def sample_repeat_fraction(stream, rows: int = SAMPLE_ROWS) -> float:
 def repeated_row_ids(stream) -> tuple[np.ndarray | None, int]:
     """(ids, n_distinct) of a Stream's rows, computed once and kept on the Stream; (None, 0)
     when the memo is off or the rows repeat too little (``MIN_SAMPLE_REPEATS``)."""
-    if not ENABLED:
+    if not ENABLED or stream.n_samples < MIN_ROWS:
         return None, 0
     cached = stream.__dict__.get("_row_ids")
     if cached is None:

@@ -67,6 +67,9 @@ def test_sample_decides_whether_ids_are_computed():
     distinct = np.random.default_rng(1).normal(size=(3000, 5))
     assert duplicates.sample_repeat_fraction(Stream(distinct)) == 0.0
     assert duplicates.repeated_row_ids(Stream(distinct)) == (None, 0)
+    # a stream shorter than MIN_ROWS (river's one row at a time) is not even sampled
+    assert duplicates.repeated_row_ids(Stream(np.ones((duplicates.MIN_ROWS - 1, 3)))) == (None, 0)
+    assert duplicates.repeated_row_ids(Stream(np.ones((duplicates.MIN_ROWS, 3))))[1] == 1
 
 
 def test_in_block_representatives():
