@@ -28,8 +28,8 @@ from .kernels import JIT, append_slot, kernel_row, store_row
 from .params import BUDGET, POSITIVE
 from .support import SupportVectorLearner
 from .duplicates import memo_for
-from .tasks import (MulticlassTask, class_scores, multiclass_hinge, observe_binary_memo, refresh_row, store_pair,
-                    top_two)
+from .tasks import (MulticlassTask, class_scores, multiclass_hinge, observe_binary_memo,
+                    refresh_row, store_pair, top_two)
 
 
 @njit(**JIT)

@@ -168,7 +168,9 @@ def sample_repeat_fraction(stream, rows: int = SAMPLE_ROWS) -> float:
     """The fraction of a fixed sample of rows whose hash equals another sampled row's (an
     estimate: a hash collision counts as a repeat, which only makes the ids be computed)."""
     n = stream.n_samples
-    idx = np.arange(n) if n <= rows else np.sort(np.random.default_rng(0).choice(n, rows, replace=False))
+    idx = np.arange(n)
+    if n > rows:
+        idx = np.sort(np.random.default_rng(0).choice(n, rows, replace=False))
     if stream.is_sparse:
         sub = stream.csr[idx]
         values = np.ascontiguousarray(sub.data, dtype=np.float64).view(np.uint64)

@@ -30,8 +30,8 @@ from .kernels import JIT, append_slot, evict_and_reuse, kernel_between_slots, st
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
 from .duplicates import memo_for
-from .tasks import (MulticlassTask, RegressionTask, observe_binary_memo, observe_multiclass, refresh_row,
-                    observe_regression, predict_oldest_first, regression_coefficient,
+from .tasks import (MulticlassTask, RegressionTask, observe_binary_memo, observe_multiclass,
+                    observe_regression, predict_oldest_first, refresh_row, regression_coefficient,
                     scale_coefficients, scale_columns, store_pair)
 
 PHI_FLOOR = 1e-12

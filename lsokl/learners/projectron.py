@@ -45,8 +45,8 @@ from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
 from .tasks import REGRESSION_POOR_SCORE
 from .duplicates import NO_MEMO, memo_for
-from .tasks import (multiclass_hinge, observe_binary_memo, observe_multiclass, observe_regression, refresh_row,
-                    store_pair)
+from .tasks import (multiclass_hinge, observe_binary_memo, observe_multiclass, observe_regression,
+                    refresh_row, store_pair)
 
 RESIDUAL_FLOOR = 1e-10
 # IEEE division (x/0 -> inf/nan, as MATLAB) instead of numba's default ZeroDivisionError: the

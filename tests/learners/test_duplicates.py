@@ -34,7 +34,8 @@ def test_row_ids_match_row_equality_dense_and_csr():
         # same id <=> same row: the two labelings are the same partition
         pairs = set(zip(ids.tolist(), expected.ravel().tolist()))
         assert len(pairs) == n_distinct
-        assert ids[0] == 0 and np.all(np.diff(np.maximum.accumulate(ids)) <= 1)  # first-appearance order
+        # ids count up in order of first appearance
+        assert ids[0] == 0 and np.all(np.diff(np.maximum.accumulate(ids)) <= 1)
 
 
 def test_row_ids_survive_hash_collisions():
@@ -54,7 +55,8 @@ def test_row_ids_compare_bits_not_values():
     ids, n_distinct = duplicates.row_ids(Stream(X))
     assert n_distinct == 2 and ids[0] == ids[2] != ids[1]
     # CSR: an explicitly stored zero makes a different row (conservative: never a wrong reuse)
-    A = sp.csr_matrix((np.array([1.0, 0.0, 1.0]), np.array([1, 0, 1]), np.array([0, 1, 3])), shape=(2, 2))
+    A = sp.csr_matrix((np.array([1.0, 0.0, 1.0]), np.array([1, 0, 1]), np.array([0, 1, 3])),
+                      shape=(2, 2))
     A.sort_indices()
     ids, n_distinct = duplicates.row_ids(Stream(A))
     assert n_distinct == 2
