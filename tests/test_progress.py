@@ -63,8 +63,12 @@ def test_sigint_says_what_is_saved_and_how_to_resume(tmp_path):
     cfg = _config(tmp_path, 300, 4000)
     results = tmp_path / "res"
     env = {**os.environ, "LSOKL_PROGRESS_INTERVAL": "1", "COLUMNS": "200"}
+    # The child must receive Ctrl-C as a terminal delivers it: a test run started in the
+    # background of a non-interactive shell has SIGINT ignored, which a child inherits, and the
+    # run would then finish all 600 cells instead of stopping.
     proc = subprocess.Popen([*LSOKL, "run", str(cfg), "--results", str(results), "-j", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 240
         while len(list((results / "records").glob("*.json"))) < 3 and time.time() < deadline:
