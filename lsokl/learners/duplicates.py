@@ -45,6 +45,7 @@ SAMPLE_ROWS = 2048
 #: shorter streams (river's one row at a time, small partial_fit chunks) skip the sample check
 MIN_ROWS = 64
 
+
 @njit(**JIT)
 def _mix(h, v):
     return (h ^ v) * np.uint64(1099511628211)
