@@ -683,6 +683,9 @@ def stream_is_binary(stream) -> bool:
 CHUNK = 1024
 # Dense rows play stage 1 in single precision (False: always double; the decisions are the same).
 SINGLE_PRECISION = True
+# Binary dense rows whose window feature excludes most pairs (``window.py``) sum over each sample's
+# window of the support set only (False: never; the decisions are the same).
+WINDOW = True
 # A single-precision block that replays more than 1 in SINGLE_RECOMPUTE_LIMIT of its samples
 # through the per-sample loop sends the next blocks to double precision: SINGLE_HOLD_BLOCKS
 # after a first such block, twice as many after each further one in a row (up to
@@ -753,8 +756,10 @@ class BlockedPlay:
 
         parts = default_learner_estimate(self, n_samples, n_features, n_outputs)
         if self.play_in_blocks:
-            parts[f"float32 support copy (up to n x d = {n_samples:,} x {n_features:,})"] = (
-                4.0 * n_samples * n_features)
+            # dense rows keep one more copy of the support set: in float32, or (binary task,
+            # one wide feature) in double sorted on that feature (``window.py``), never both
+            parts[f"float32 or sorted support copy (up to n x d = {n_samples:,} x {n_features:,})"] = (
+                8.0 * n_samples * (n_features + 5) if n_outputs == 1 else 4.0 * n_samples * n_features)
             parts[f"block scratch ({BLOCK} x {CHUNK} cross products, {BLOCK} x {BLOCK} kernel)"] = (
                 8.0 * BLOCK * (CHUNK + BLOCK))
         return parts
@@ -766,6 +771,7 @@ class BlockedPlay:
         self.sv32T_ = None  # the support set in float32, built on demand for dense inputs
         self.sv32_packed_ = 0
         self.single_hold_ = (0, 0)  # see _play_blocks
+        self.sv_window_ = None  # the support set sorted on one wide feature (``window.py``)
 
     def _block_sums(self):
         m = int(self.size_[0])
@@ -793,7 +799,12 @@ class BlockedPlay:
             m = int(self.size_[0])
             top = max(stream.sqnorms.max(initial=0.0), self.sv_sqn_[:m].max(initial=0.0))
             exp_table = exp_table_for(int(2 * top) + 1, inv2s2)
-        single = None if bits is not None else self._support_single(stream)
+        # Binary dense rows with a feature spanning many kernel widths (codrna): stage 1 sums
+        # over each sample's window of the support set only, in double precision (``window``).
+        window = (self._support_window(stream) if bits is None and self.alpha_.ndim == 1
+                  else None)
+        single = None if bits is not None or window is not None else self._support_single(stream)
+        e_k64 = KERNEL_ERROR_64 + (window.tail if window is not None else 0.0)
         repeats = BlockRepeats(stream)
         # blocks to play in double precision before trying single again, and single-precision
         # blocks in a row that replayed too much: kept across the pass's checkpoint segments
@@ -816,14 +827,19 @@ class BlockedPlay:
             hold_single = max(hold_single - 1, 0)
             # A block's repeated rows share their block-start sums: computed once per distinct
             # row (``duplicates``), then copied; the guard bounds them as before.
-            g = repeats.map_rows(idx, lambda rows, pos: block_scores(
-                stream, rows, self.sv_, self.sv_sqn_, self.alpha_, m0, inv2s2, scratch,
-                xb if pos is None or xb is None else xb[pos], bits, exp_table,
-                single if use_single else None))
+            if window is not None:
+                g = repeats.map_rows(idx, lambda rows, _: window.scores(stream, rows, inv2s2))
+            else:
+                g = repeats.map_rows(idx, lambda rows, pos: block_scores(
+                    stream, rows, self.sv_, self.sv_sqn_, self.alpha_, m0, inv2s2, scratch,
+                    xb if pos is None or xb is None else xb[pos], bits, exp_table,
+                    single if use_single else None))
             before = int(recomputed[0])
             step_fn(idx, g, K_in, sums, c_G32 if use_single else c_G64,
-                    KERNEL_ERROR_32 if use_single else KERNEL_ERROR_64, joined, recomputed)
+                    KERNEL_ERROR_32 if use_single else e_k64, joined, recomputed)
             n_joined = int(self.size_[0]) - m0
+            if window is not None:
+                window.add(self.sv_, self.sv_sqn_, self.alpha_, m0, m0 + n_joined)
             if bits is not None:
                 copy_joined_bits(xb, joined, n_joined, m0, bits)
                 self.sv_bits_packed_ = m0 + n_joined
@@ -838,6 +854,28 @@ class BlockedPlay:
                 elif use_single:
                     single_failures = 0
         self.single_hold_ = (hold_single, single_failures)
+
+    def _support_window(self, stream):
+        """The support set sorted on the stream's window feature (``window.window_feature``),
+        brought up to date with every stored slot; None when the window does not pay here.
+        Rebuilt when the buffer grew (``partial_fit``) or the feature changed."""
+        from .window import SupportWindow, window_feature  # window.py builds on this module
+
+        if not WINDOW:
+            return None
+        feature = window_feature(stream, float(self.sigma))
+        if feature is None:
+            return None
+        win = getattr(self, "sv_window_", None)
+        if (win is None or win.feature != feature or win.capacity != self.sv_.shape[0]
+                or win.svT.shape[0] != self.sv_.shape[1]):
+            win = SupportWindow(feature, float(self.sigma), self.sv_.shape[1], self.sv_.shape[0])
+        m = int(self.size_[0])
+        if int(win.size[0]) > m:  # cannot happen in one pass; start over rather than trust it
+            win = SupportWindow(feature, float(self.sigma), self.sv_.shape[1], self.sv_.shape[0])
+        win.add(self.sv_, self.sv_sqn_, self.alpha_, int(win.size[0]), m)
+        self.sv_window_ = win
+        return win
 
     def _support_single(self, stream):
         """(svT32, sqn32): the support set in float32 (d x capacity) when the stream is dense
