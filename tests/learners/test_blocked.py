@@ -94,7 +94,7 @@ def test_binary_blocks_take_the_loops_decisions(block_sizes, kind, seed):
     _same_run(lambda: KernelOGD(sigma=1.3, eta=0.3), X, y, order)
 
 
-@pytest.mark.parametrize("kind", ["dense", "offset", "binary", "ties"])
+@pytest.mark.parametrize("kind", ["dense", "offset", "sparse", "binary", "ties"])
 def test_multiclass_blocks_take_the_loops_decisions(block_sizes, kind):
     X, _, order = _binary_stream(kind, 3)
     Xd = X.toarray() if sp.issparse(X) else X
@@ -129,19 +129,22 @@ def test_partial_fit_switches_between_binary_and_real_inputs():
     np.testing.assert_array_equal(ref.alpha_[:ref.support_size_], model.alpha_[:model.support_size_])
 
 
-@pytest.mark.parametrize("precision", ["double", "single"])
-def test_error_bound_covers_the_block_scores(precision):
-    # f from the block path's kernel values (BLAS + vectorised exp, in double or in single
-    # precision) against f from the loop's kernel rows, on data of a wide dynamic range: the
-    # difference stays within the bound E of that precision.
+@pytest.mark.parametrize("precision,layout", [("double", "dense"), ("single", "dense"),
+                                               ("single", "csr")])
+def test_error_bound_covers_the_block_scores(precision, layout):
+    # f from the block path's kernel values (BLAS or the CSR product, then the vectorised exp,
+    # in double or in single precision) against f from the loop's kernel rows, on data of a
+    # wide dynamic range: the difference stays within the bound E of that precision.
     from lsokl.learners.kernels import kernel_row
     from lsokl.learners.stream import Stream
 
     rng = np.random.default_rng(7)
     X = rng.standard_normal((300, 40)) * rng.uniform(0.1, 10, 40)
     X[150:] += 300.0  # far from the origin: the squared distances cancel
+    if layout == "csr":
+        X[:, ::2] = 0.0  # half the features zero in every row: a real CSR product
     alpha = rng.standard_normal(260) * 3
-    stream = Stream(X)
+    stream = Stream(sp.csr_matrix(X) if layout == "csr" else X)
     sigma = 30.0  # kernel values of 0.05..0.6 here: every term of f counts
     inv2s2 = 1 / (2 * sigma**2)
     sv = np.asfortranarray(X[:260])
