@@ -13,6 +13,11 @@ per sample and in order, cos/sin (vectorised, ``features.sincos``), f = w.z, cou
 sample's features depend on the model, so this is the per-sample algorithm exactly, up to the
 summation order inside U'x and w.z (the same perturbation as the authors' column-reversal check).
 
+Binary float64 FOGD on CSR rows instead runs one compiled loop over the segment
+(``_play_csr_rows``) that projects a row (the same ``csr_row_times_dense`` arithmetic) only when
+its features are needed: with the duplicate-row memo, a repeated row predicted since the last
+update costs nothing (kddcup99: 1.13x, the pass bit for bit the blocked one's).
+
 The tasks share the frequency draw, the blocked projections and sin/cos; each has its own
 compiled per-sample loop (``_play_block*``) because the prediction and update differ.
 """
@@ -24,11 +29,16 @@ from sklearn.base import RegressorMixin
 
 from .base import SEED, SIGMA, OnlineLearner
 from .duplicates import NO_MEMO, BlockRepeats, memo_for, memo_lookup, memo_store
-from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, dot,
+from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
                        fourier_from_projections, multiclass_linear_step, regression_linear_step,
                        sincos)
 from .kernels import JIT
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
+
+
+# Binary float64 FOGD on CSR rows: project each row inside one compiled loop, when needed
+# (False: blocks of BLAS-style projections; the passes are the same bit for bit).
+CSR_ROW_LOOP = True
 
 
 @njit(**JIT)
@@ -53,6 +63,42 @@ def _play_block(P, yb, w, zc, zs, eta, counts, memo, rows, w_sum=None):
         if yi * f < 1.0:
             if hit:
                 sincos(P[r], zc, zs)
+            counts[2] += 1
+            step = eta * yi
+            axpy(step, zc, wc)
+            axpy(step, zs, ws)
+            if w_sum is not None:
+                axpy(1.0, w, w_sum)
+
+
+@njit(**JIT)
+def _play_csr_rows(indptr, indices, values, U, y, idx, w, p, zc, zs, eta, counts, memo,
+                   w_sum=None):
+    """The strict online pass over CSR rows ``idx`` with each row's projection p = U'x made in
+    the loop, only when it is needed: a row whose copy was predicted since the last update
+    (``memo``) reuses that f and is projected only if it triggers an update. Each projection is
+    ``csr_row_times_dense``, the same arithmetic as the blocked projections, so the pass is
+    :func:`_play_block`'s bit for bit; it saves the projections of memo hits and the block's
+    Python round trip (kddcup99: 1,930 blocks a pass)."""
+    D = zc.shape[0]
+    wc = w[:D]
+    ws = w[D:]
+    for r in range(idx.shape[0]):
+        i = idx[r]
+        hit, f = memo_lookup(memo, i, counts[2])
+        if not hit:
+            csr_row_times_dense(indptr, indices, values, i, U, p)
+            sincos(p, zc, zs)
+            f = dot(wc, zc) + dot(ws, zs)
+            memo_store(memo, i, counts[2], f)
+        yi = y[i]
+        counts[0] += 1
+        if (1.0 if f >= 0.0 else -1.0) != yi:
+            counts[1] += 1
+        if yi * f < 1.0:
+            if hit:
+                csr_row_times_dense(indptr, indices, values, i, U, p)
+                sincos(p, zc, zs)
             counts[2] += 1
             step = eta * yi
             axpy(step, zc, wc)
@@ -172,6 +218,7 @@ class FOGD(OnlineLearner):
         dt = np.float32 if self.dtype == "float32" else np.float64
         self.w_ = np.zeros(2 * D, dtype=dt)
         self._zc, self._zs = np.zeros(D), np.zeros(D)
+        self._p = np.zeros(D)  # one row's projection (``_play_csr_rows``)
         self._zc32, self._zs32 = np.zeros(D, np.float32), np.zeros(D, np.float32)
         # [cos; sin] scratch of the multi-class and regression loops, in the model's dtype: a
         # float32 model sees its features rounded to float32, as the binary float32 loop does.
@@ -191,6 +238,13 @@ class FOGD(OnlineLearner):
         # Binary float64 FOGD uses the duplicate-row memo; the other loops do not (yet).
         memo = (memo_for(stream, self) if self.task == "binary" and self.w_.dtype == np.float64
                 else None)
+        if memo is not None and stream.is_sparse and CSR_ROW_LOOP:
+            # CSR rows: one compiled loop projects each row when needed (``_play_csr_rows``)
+            _play_csr_rows(stream.indptr, stream.indices, stream.values, self.map_.U, y,
+                           np.ascontiguousarray(order[start:stop], dtype=np.int64), self.w_,
+                           self._p, self._zc, self._zs, float(self.eta), self.counts_,
+                           memo.arrays, getattr(self, "w_sum_", None))
+            return
         repeats = BlockRepeats(stream)
         for a in range(start, stop, BLOCK):
             idx = order[a:min(a + BLOCK, stop)]

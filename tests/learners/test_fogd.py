@@ -188,3 +188,33 @@ def test_matches_the_authors_in_distribution(shared_data, reference_runs, datase
                      for p in rows.perm])
     theirs = rows.err_count.to_numpy()
     assert abs(ours.mean() - theirs.mean()) <= 3 * theirs.std(ddof=1)
+
+
+@pytest.mark.parametrize("average", [False, True], ids=["plain", "track-average"])
+@pytest.mark.parametrize("repeats", [False, True], ids=["distinct", "repeated-rows"])
+def test_csr_row_loop_is_the_block_path_bit_for_bit(monkeypatch, average, repeats):
+    """Binary CSR FOGD projects each row inside one compiled loop (``CSR_ROW_LOOP``), only when
+    it needs the features; the pass must be the blocked path's to the last bit, with and without
+    the duplicate-row memo (rows repeated: memo hits that still trigger updates) and with KOL's
+    averaged model."""
+    import lsokl.learners.fogd as fogd_module
+
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((40 if repeats else 900, 30)) * 2.0
+    base[rng.random(base.shape) < 0.7] = 0.0
+    X = sp.csr_matrix(base[rng.integers(0, len(base), 900)] if repeats else base)
+    y = np.where(rng.random(900) < 0.5, 1.0, -1.0)
+    order = rng.permutation(900)
+    runs = {}
+    for row_loop in (True, False):
+        monkeypatch.setattr(fogd_module, "CSR_ROW_LOOP", row_loop)
+        model = FOGD(sigma=2.0, budget=20, eta=0.05, random_state=5)
+        model.track_average = average
+        trace = model.run(X, y, order, n_checkpoints=9)
+        runs[row_loop] = (model, trace)
+    (a, ta), (b, tb) = runs[True], runs[False]
+    assert ta.mistakes == tb.mistakes and ta.support_size == tb.support_size
+    np.testing.assert_array_equal(ta.ckpt_mistakes, tb.ckpt_mistakes)
+    assert np.array_equal(a.w_.view(np.uint64), b.w_.view(np.uint64))
+    if average:
+        assert np.array_equal(a.w_sum_.view(np.uint64), b.w_sum_.view(np.uint64))
