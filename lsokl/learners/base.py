@@ -209,7 +209,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         :func:`lsokl.data.load` returns it. Drawing random features is not timed; every per-step
         operation is.
         """
-        stream = Stream(X)
+        stream = Stream.reuse(X)  # the same memory-mapped data again: its Stream and row ids
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
