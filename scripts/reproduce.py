@@ -10,7 +10,6 @@ lsokl2016:<table> unless the config's name says otherwise (--paper).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
@@ -48,8 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    lsokl = [_entry_point()] if _has_entry_point() else [sys.executable, "-c", "from lsokl.cli import main; main()"]
-    run = [*lsokl, "run", str(config), "--results", str(results)]
+    run = ["run", str(config), "--results", str(results)]
     if args.jobs:
         run += ["--jobs", str(args.jobs)]
     if args.backend:
@@ -62,10 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         run += ["-d", d]
     for a in args.algorithm:
         run += ["-a", a]
-    code = subprocess.call(run)
+    code = _lsokl(run)
     # report even when some cells failed: the table shows which
-    report = [*lsokl, "report", str(results), "--paper", paper, "--compact"]
-    rcode = subprocess.call(report)
+    rcode = _lsokl(["report", str(results), "--paper", paper, "--compact"])
     table = results / "report" / "table.md"
     if table.exists():  # the headline file: results/<table>/<table>.md
         (results / f"{args.table}.md").write_text(table.read_text())
@@ -91,12 +88,19 @@ def _fetch(names: list[str]) -> None:
             print(f"  missing: {exc}", flush=True)
 
 
-def _entry_point() -> str:
-    return str(Path(sys.executable).with_name("lsokl"))
+def _lsokl(args: list[str]) -> int:
+    """``lsokl ARGS`` in this process, returning its exit code: one interpreter start and one
+    import of lsokl and its compiled loops for fetch, run and report instead of three (~2 s
+    each of ``make reproduce-table5``'s wall time)."""
+    from lsokl.cli import main
 
-
-def _has_entry_point() -> bool:
-    return Path(_entry_point()).exists()
+    try:
+        main(args)
+    except SystemExit as exc:
+        if exc.code is None:
+            return 0
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -27,9 +27,11 @@ from . import learners as _learners  # noqa: E402,F401  (registers `algorithms`)
 from . import settings as _settings  # noqa: E402,F401  (registers `config`)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """The ``lsokl`` command; ``argv`` (default: the process's arguments) lets a script run a
+    command in its own process (``scripts/reproduce.py``). Exits with the command's code."""
     import warnings
 
     # library warnings (an unverified file, ...) as one readable line, not file:line plus source
     warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
-    app()
+    app(args=argv, prog_name="lsokl")
