@@ -195,6 +195,30 @@ def test_single_precision_exp_is_within_its_error_allowance():
     assert a[t == 0.0].tolist() == [1.0, 1.0]
 
 
+def test_single_precision_kernel_block_is_the_scalar_exp_bit_for_bit():
+    # gaussian32_from_cross builds 2^k from its bits, exp32_nonpositive from power-of-two
+    # factors: the same values (down to exp(-87) and the flush to 0 below it)
+    from numba import njit
+
+    @njit
+    def scalar(t, a):
+        for i in range(t.shape[0]):
+            a[i] = blocked.exp32_nonpositive(t[i])
+
+    rng = np.random.default_rng(3)
+    t = np.concatenate([-rng.uniform(0, 1, 100_000), -rng.uniform(0, 100, 100_000),
+                        -rng.exponential(1e-6, 10_000), [0.0, -86.9999, -87.0, -87.0001, -200.0]])
+    t32 = t.astype(np.float32)
+    expected = np.empty_like(t32)
+    scalar(t32, expected)
+    # cross products c = t / 2 with |x|^2 = |s|^2 = 0 and inv2s2 = 1: the argument -max(-2c, 0) is t
+    cross = (t32 / np.float32(2.0)).reshape(-1, 433)  # 210,005 = 485 x 433
+    blocked.gaussian32_from_cross(cross, np.zeros(cross.shape[0], np.float32),
+                                  np.zeros(cross.shape[1], np.float32), np.float32(1.0))
+    np.testing.assert_array_equal(cross.ravel().view(np.uint32), expected.view(np.uint32))
+    assert np.any((expected > 0) & (expected < 1e-37)) and np.any(expected == 0)  # both ends
+
+
 def test_single_precision_is_refused_outside_its_range():
     # A value of 1e20 would overflow float32 products: the block path then plays in double.
     X = np.random.default_rng(2).standard_normal((50, 4))
