@@ -35,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .blocked import EXP_JIT, exp_nonpositive
+from .blocked import EXP_JIT, exp_nonpositive_in_place
 from .kernels import JIT, dot
 
 #: the window's half-width w solves c w^2 = TAIL_EXPONENT (module docstring: the trade-off)
@@ -132,20 +132,21 @@ def insert_sorted(sv, sv_sqn, alpha, first, stop, feature, keys, svT_s, sqn_s, a
 
 
 @njit(**EXP_JIT)
-def _kernel_in_place(c, x_sqn, s_sqn, inv2s2):
-    """c[j] <- exp(-max(x_sqn + s_sqn[j] - 2 c[j], 0) inv2s2): an element-wise loop, so the
-    exp vectorises (a running sum beside it would keep it scalar)."""
+def _kernel_in_place(c, x_sqn, s_sqn, inv2s2, ebits):
+    """c[j] <- exp(-max(x_sqn + s_sqn[j] - 2 c[j], 0) inv2s2): element-wise loops, so the exp
+    vectorises (a running sum beside it would keep it scalar); ``ebits``: int64 scratch."""
     for j in range(c.shape[0]):
         d2 = x_sqn + s_sqn[j] - 2.0 * c[j]
-        c[j] = exp_nonpositive(-max(d2, 0.0) * inv2s2)
+        c[j] = -max(d2, 0.0) * inv2s2
+    exp_nonpositive_in_place(c, ebits)
 
 
 @njit(**JIT)
 def windowed_scores(dense, sqn, idx, feature, w, keys, svT_s, sqn_s, alpha_s, m, inv2s2, cross,
-                    g):
+                    ebits, g):
     """g[r] = sum over the sorted support entries j < m with |x_k - s_k| <= w (k = ``feature``)
     of alpha_j kappa(x_r, s_j): the cross products one axpy per non-zero feature over the
-    window, then the blocked path's vectorised exp on (-inf, 0] (``exp_nonpositive``) in place
+    window, then the blocked path's vectorised exp on (-inf, 0] (``exp_nonpositive_in_place``)
     and a reassociated dot with the coefficients (the guard allows any summation order)."""
     d = svT_s.shape[0]
     for r in range(idx.shape[0]):
@@ -163,7 +164,7 @@ def windowed_scores(dense, sqn, idx, feature, w, keys, svT_s, sqn_s, alpha_s, m,
                 col = svT_s[k, lo:hi]
                 for j in range(n):
                     c[j] += v * col[j]
-        _kernel_in_place(c, sqn[i], sqn_s[lo:hi], inv2s2)
+        _kernel_in_place(c, sqn[i], sqn_s[lo:hi], inv2s2, ebits[:n])
         g[r] = dot(c, alpha_s[lo:hi])
 
 
@@ -181,6 +182,7 @@ class SupportWindow:
         self.size = np.zeros(1, dtype=np.int64)
         self._order = np.empty(capacity, dtype=np.int64)
         self._cross = np.empty(capacity)
+        self._ebits = np.empty(capacity, dtype=np.int64)
 
     @property
     def capacity(self) -> int:
@@ -196,5 +198,5 @@ class SupportWindow:
         g = np.empty(len(idx))
         windowed_scores(stream.dense, stream.sqnorms, np.ascontiguousarray(idx, dtype=np.int64),
                         self.feature, self.width, self.keys, self.svT, self.sqn, self.alpha,
-                        int(self.size[0]), inv2s2, self._cross, g)
+                        int(self.size[0]), inv2s2, self._cross, self._ebits, g)
         return g

@@ -219,6 +219,27 @@ def test_single_precision_kernel_block_is_the_scalar_exp_bit_for_bit():
     assert np.any((expected > 0) & (expected < 1e-37)) and np.any(expected == 0)  # both ends
 
 
+def test_double_precision_kernel_rows_are_the_scalar_exp_bit_for_bit():
+    # exp_nonpositive_in_place (the double-precision kernel blocks and the support window) makes
+    # 2^k from its bits, exp_nonpositive from power-of-two factors: the same values
+    from numba import njit
+
+    @njit
+    def scalar(t, a):
+        for i in range(t.shape[0]):
+            a[i] = blocked.exp_nonpositive(t[i])
+
+    rng = np.random.default_rng(4)
+    t = np.concatenate([-rng.uniform(0, 1, 100_000), -rng.uniform(0, 60, 100_000),
+                        -rng.exponential(1e-6, 10_000), [0.0, -39.9999, -40.0, -40.0001, -800.0]])
+    expected = np.empty_like(t)
+    scalar(t, expected)
+    got = t.copy()
+    blocked.exp_nonpositive_in_place(got, np.empty(len(t), dtype=np.int64))
+    np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
+    assert np.any((expected > 0) & (expected < 1e-17)) and np.any(expected == 0)  # both ends
+
+
 def test_single_precision_is_refused_outside_its_range():
     # A value of 1e20 would overflow float32 products: the block path then plays in double.
     X = np.random.default_rng(2).standard_normal((50, 4))
