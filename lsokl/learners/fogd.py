@@ -13,10 +13,11 @@ per sample and in order, cos/sin (vectorised, ``features.sincos``), f = w.z, cou
 sample's features depend on the model, so this is the per-sample algorithm exactly, up to the
 summation order inside U'x and w.z (the same perturbation as the authors' column-reversal check).
 
-Binary float64 FOGD on CSR rows instead runs one compiled loop over the segment
-(``_play_csr_rows``) that projects a row (the same ``csr_row_times_dense`` arithmetic) only when
-its features are needed: with the duplicate-row memo, a repeated row predicted since the last
-update costs nothing (kddcup99: 1.13x, the pass bit for bit the blocked one's).
+Binary float64 FOGD on CSR rows that repeat (the duplicate-row memo is on) instead runs one
+compiled loop over the segment (``_play_csr_rows``) that projects a row (the same
+``csr_row_times_dense`` arithmetic) only when its features are needed: a repeated row predicted
+since the last update costs nothing (kddcup99: 1.13x, the pass bit for bit the blocked one's;
+on rows that do not repeat, a9a, the two paths take the same time).
 
 The tasks share the frequency draw, the blocked projections and sin/cos; each has its own
 compiled per-sample loop (``_play_block*``) because the prediction and update differ.
@@ -36,8 +37,8 @@ from .kernels import JIT
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 
 
-# Binary float64 FOGD on CSR rows: project each row inside one compiled loop, when needed
-# (False: blocks of BLAS-style projections; the passes are the same bit for bit).
+# Binary float64 FOGD on CSR rows with the duplicate-row memo on: project each row inside one
+# compiled loop, when needed (False: blocks of projections; the passes are the same bit for bit).
 CSR_ROW_LOOP = True
 
 
@@ -238,8 +239,9 @@ class FOGD(OnlineLearner):
         # Binary float64 FOGD uses the duplicate-row memo; the other loops do not (yet).
         memo = (memo_for(stream, self) if self.task == "binary" and self.w_.dtype == np.float64
                 else None)
-        if memo is not None and stream.is_sparse and CSR_ROW_LOOP:
-            # CSR rows: one compiled loop projects each row when needed (``_play_csr_rows``)
+        if memo is not None and memo.active and stream.is_sparse and CSR_ROW_LOOP:
+            # CSR rows that repeat (the memo is on): one compiled loop projects each row only when
+            # needed (``_play_csr_rows``); without repeats the blocked projections are as fast
             _play_csr_rows(stream.indptr, stream.indices, stream.values, self.map_.U, y,
                            np.ascontiguousarray(order[start:stop], dtype=np.int64), self.w_,
                            self._p, self._zc, self._zs, float(self.eta), self.counts_,
