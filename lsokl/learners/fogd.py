@@ -42,6 +42,25 @@ from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 CSR_ROW_LOOP = True
 
 
+@njit(inline="always")
+def _counted_margin_error(f, yi, counts):
+    """Count the step and a sign mistake (sign(0) = +1); True on a margin error, y f < 1."""
+    counts[0] += 1
+    if (1.0 if f >= 0.0 else -1.0) != yi:
+        counts[1] += 1
+    return yi * f < 1.0
+
+
+@njit(inline="always")
+def _update(w, wc, ws, zc, zs, step, counts, w_sum):
+    """w += step z (z = [zc; zs], wc/ws w's halves), counted; KOL's w_sum += w when given."""
+    counts[2] += 1
+    axpy(step, zc, wc)
+    axpy(step, zs, ws)
+    if w_sum is not None:
+        axpy(1.0, w, w_sum)
+
+
 @njit(**JIT)
 def _play_block(P, yb, w, zc, zs, eta, counts, memo, rows, w_sum=None):
     """Strict online pass over a block given its projections P[r] = U' x_r. With ``w_sum``
@@ -58,18 +77,10 @@ def _play_block(P, yb, w, zc, zs, eta, counts, memo, rows, w_sum=None):
             f = dot(wc, zc) + dot(ws, zs)
             memo_store(memo, rows[r], counts[2], f)
         yi = yb[r]
-        counts[0] += 1
-        if (1.0 if f >= 0.0 else -1.0) != yi:
-            counts[1] += 1
-        if yi * f < 1.0:
+        if _counted_margin_error(f, yi, counts):
             if hit:
                 sincos(P[r], zc, zs)
-            counts[2] += 1
-            step = eta * yi
-            axpy(step, zc, wc)
-            axpy(step, zs, ws)
-            if w_sum is not None:
-                axpy(1.0, w, w_sum)
+            _update(w, wc, ws, zc, zs, eta * yi, counts, w_sum)
 
 
 @njit(**JIT)
@@ -93,19 +104,11 @@ def _play_csr_rows(indptr, indices, values, U, y, idx, w, p, zc, zs, eta, counts
             f = dot(wc, zc) + dot(ws, zs)
             memo_store(memo, i, counts[2], f)
         yi = y[i]
-        counts[0] += 1
-        if (1.0 if f >= 0.0 else -1.0) != yi:
-            counts[1] += 1
-        if yi * f < 1.0:
+        if _counted_margin_error(f, yi, counts):
             if hit:
                 csr_row_times_dense(indptr, indices, values, i, U, p)
                 sincos(p, zc, zs)
-            counts[2] += 1
-            step = eta * yi
-            axpy(step, zc, wc)
-            axpy(step, zs, ws)
-            if w_sum is not None:
-                axpy(1.0, w, w_sum)
+            _update(w, wc, ws, zc, zs, eta * yi, counts, w_sum)
 
 
 @njit(**REDUCE_JIT)

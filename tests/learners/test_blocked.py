@@ -195,49 +195,40 @@ def test_single_precision_exp_is_within_its_error_allowance():
     assert a[t == 0.0].tolist() == [1.0, 1.0]
 
 
-def test_single_precision_kernel_block_is_the_scalar_exp_bit_for_bit():
-    # gaussian32_from_cross builds 2^k from its bits, exp32_nonpositive from power-of-two
-    # factors: the same values (down to exp(-87) and the flush to 0 below it)
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_kernel_blocks_are_the_scalar_exp_bit_for_bit(precision):
+    # The kernel blocks (gaussian32_from_cross in single precision; exp_nonpositive_in_place,
+    # behind the double-precision blocks and the support window) make 2^k from its bits, the
+    # scalar exps from power-of-two factors: the same values, down to the flush to 0.
     from numba import njit
+
+    single = precision == "single"
+    scalar_exp = blocked.exp32_nonpositive if single else blocked.exp_nonpositive
 
     @njit
     def scalar(t, a):
         for i in range(t.shape[0]):
-            a[i] = blocked.exp32_nonpositive(t[i])
+            a[i] = scalar_exp(t[i])
 
     rng = np.random.default_rng(3)
-    t = np.concatenate([-rng.uniform(0, 1, 100_000), -rng.uniform(0, 100, 100_000),
-                        -rng.exponential(1e-6, 10_000), [0.0, -86.9999, -87.0, -87.0001, -200.0]])
-    t32 = t.astype(np.float32)
-    expected = np.empty_like(t32)
-    scalar(t32, expected)
-    # cross products c = t / 2 with |x|^2 = |s|^2 = 0 and inv2s2 = 1: the argument -max(-2c, 0) is t
-    cross = (t32 / np.float32(2.0)).reshape(-1, 433)  # 210,005 = 485 x 433
-    blocked.gaussian32_from_cross(cross, np.zeros(cross.shape[0], np.float32),
-                                  np.zeros(cross.shape[1], np.float32), np.float32(1.0))
-    np.testing.assert_array_equal(cross.ravel().view(np.uint32), expected.view(np.uint32))
-    assert np.any((expected > 0) & (expected < 1e-37)) and np.any(expected == 0)  # both ends
-
-
-def test_double_precision_kernel_rows_are_the_scalar_exp_bit_for_bit():
-    # exp_nonpositive_in_place (the double-precision kernel blocks and the support window) makes
-    # 2^k from its bits, exp_nonpositive from power-of-two factors: the same values
-    from numba import njit
-
-    @njit
-    def scalar(t, a):
-        for i in range(t.shape[0]):
-            a[i] = blocked.exp_nonpositive(t[i])
-
-    rng = np.random.default_rng(4)
-    t = np.concatenate([-rng.uniform(0, 1, 100_000), -rng.uniform(0, 60, 100_000),
-                        -rng.exponential(1e-6, 10_000), [0.0, -39.9999, -40.0, -40.0001, -800.0]])
+    flush = 87.0 if single else 40.0
+    t = np.concatenate([-rng.uniform(0, 1, 100_000), -rng.uniform(0, 1.5 * flush, 100_000),
+                        -rng.exponential(1e-6, 10_000),
+                        [0.0, -(flush - 1e-4), -flush, -(flush + 1e-4), -800.0]])
+    t = t.astype(np.float32 if single else np.float64)
     expected = np.empty_like(t)
     scalar(t, expected)
-    got = t.copy()
-    blocked.exp_nonpositive_in_place(got, np.empty(len(t), dtype=np.int64))
-    np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
-    assert np.any((expected > 0) & (expected < 1e-17)) and np.any(expected == 0)  # both ends
+    if single:  # cross products c = t / 2 with |x|^2 = |s|^2 = 0 and inv2s2 = 1: argument t
+        got = (t / np.float32(2.0)).reshape(-1, 433)  # 210,005 = 485 x 433
+        blocked.gaussian32_from_cross(got, np.zeros(got.shape[0], np.float32),
+                                      np.zeros(got.shape[1], np.float32), np.float32(1.0))
+    else:
+        got = t.copy()
+        blocked.exp_nonpositive_in_place(got, np.empty(len(t), dtype=np.int64))
+    bits = np.uint32 if single else np.uint64
+    np.testing.assert_array_equal(got.ravel().view(bits), expected.view(bits))
+    tiny = 1e-37 if single else 1e-17
+    assert np.any((expected > 0) & (expected < tiny)) and np.any(expected == 0)  # both ends
 
 
 def test_single_precision_is_refused_outside_its_range():
