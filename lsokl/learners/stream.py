@@ -18,7 +18,7 @@ _EMPTY_I = np.empty(0, dtype=np.int64)
 _EMPTY_F = np.empty(0, dtype=np.float64)
 
 
-#: Streams a process keeps for :meth:`Stream.reuse` (most recently used first out last)
+#: Streams a process keeps for :meth:`Stream.reuse` (the least recently used is dropped first)
 REUSE_SIZE = 2
 #: small in-memory component arrays (a CSR matrix's row pointers, pickled rather than memory-mapped
 #: by joblib) are keyed by a hash of their bytes up to this size
