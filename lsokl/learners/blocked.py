@@ -755,7 +755,8 @@ def stream_is_binary(stream) -> bool:
 # Support vectors per chunk: the block's b x CHUNK cross products (1 MiB in float32, 2 in double
 # at b = 256) stay in L2/L3 between the BLAS call, the exp pass and the product with alpha.
 CHUNK = 1024
-# Dense rows play stage 1 in single precision (False: always double; the decisions are the same).
+# Dense and CSR rows play stage 1 in single precision (False: always double; the decisions are
+# the same).
 SINGLE_PRECISION = True
 # Binary dense rows whose window feature excludes most pairs (``window.py``) sum over each sample's
 # window of the support set only (False: never; the decisions are the same).
@@ -835,10 +836,11 @@ class BlockedPlay:
 
         parts = default_learner_estimate(self, n_samples, n_features, n_outputs)
         if self.play_in_blocks:
-            # dense rows keep one more copy of the support set: in float32, or (binary task,
-            # one wide feature) in double sorted on that feature (``window.py``), never both
+            # one more copy of the support set: in float32, or (binary task, dense rows, one
+            # wide feature) in double sorted on that feature with its keys, norms, coefficients
+            # and three scratch rows (``window.SupportWindow``), never both
             parts[f"float32 or sorted support copy (up to n x d = {n_samples:,} x {n_features:,})"] = (
-                8.0 * n_samples * (n_features + 5) if n_outputs == 1 else 4.0 * n_samples * n_features)
+                8.0 * n_samples * (n_features + 6) if n_outputs == 1 else 4.0 * n_samples * n_features)
             parts[f"block scratch ({BLOCK} x {CHUNK} cross products, {BLOCK} x {BLOCK} kernel)"] = (
                 8.0 * BLOCK * (CHUNK + BLOCK))
         return parts
@@ -946,11 +948,10 @@ class BlockedPlay:
         if feature is None:
             return None
         win = getattr(self, "sv_window_", None)
-        if (win is None or win.feature != feature or win.capacity != self.sv_.shape[0]
-                or win.svT.shape[0] != self.sv_.shape[1]):
-            win = SupportWindow(feature, float(self.sigma), self.sv_.shape[1], self.sv_.shape[0])
         m = int(self.size_[0])
-        if int(win.size[0]) > m:  # cannot happen in one pass; start over rather than trust it
+        # (a window holding more vectors than the buffer cannot happen in one pass: start over)
+        if (win is None or win.feature != feature or win.capacity != self.sv_.shape[0]
+                or win.svT.shape[0] != self.sv_.shape[1] or int(win.size[0]) > m):
             win = SupportWindow(feature, float(self.sigma), self.sv_.shape[1], self.sv_.shape[0])
         win.add(self.sv_, self.sv_sqn_, self.alpha_, int(win.size[0]), m)
         self.sv_window_ = win
