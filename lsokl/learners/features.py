@@ -14,7 +14,10 @@ Speed note: NumPy's float64 cos/sin run at ~25-85M values/s on the machines we m
 caps FOGD far below its feature-matrix BLAS cost. ``sincos`` below is a branch-free, vectorisable
 float64 sine/cosine pair (Cody-Waite reduction by pi/2 in three parts, fdlibm/musl minimax
 polynomials on [-pi/4, pi/4]) that LLVM compiles to SIMD code: ~10-30x faster, within 2 ulp of
-libm for |x| < 2^19 and falling back to libm beyond that.
+libm for |x| < 2^19 and falling back to libm beyond that. It and the CSR projection
+``csr_row_times_dense`` ask for 512-bit vectors (``vector_width.wide_vectors``: element-wise
+loops, so the same bits as with 256) and their callers allocate the arrays they stream on cache
+lines (``kernels.aligned_empty``).
 """
 from __future__ import annotations
 
@@ -23,8 +26,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import JIT, dot  # dot: the reassociated dense dot (kernels.FAST_DOT)
+from .kernels import JIT, aligned_copy, aligned_empty, dot  # dot: the reassociated dense dot (kernels.FAST_DOT)
 from .tasks import multiclass_hinge, regression_event, top_two
+from .vector_width import wide_vectors
 
 # Contraction only: FMA keeps the reduction exact-ish; reassociation would destroy the
 # compensated cosine, so it is not allowed here.
@@ -47,6 +51,7 @@ _C4, _C5, _C6 = -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.1359
 @njit(**SINCOS_JIT)
 def _sincos_fast(p, out_cos, out_sin):
     """Vectorised cos/sin of p (float64); returns how many |p| exceed the reduction limit."""
+    wide_vectors()
     big = 0
     for j in range(p.shape[0]):
         x = p[j]
@@ -121,6 +126,7 @@ def csr_row_times_dense(indptr, indices, values, i, W, o):
     multiply-adds as four one-at-a-time axpys (bit-identical results), but reads and writes the
     output row once per four non-zeros instead of once per non-zero; the one-at-a-time loop was
     bound by those loads and stores (3 memory operations per multiply-add)."""
+    wide_vectors()
     n_out = W.shape[1]
     for c in range(n_out):
         o[c] = 0.0
@@ -184,13 +190,15 @@ BLOCK = 256
 
 
 def rows_times(stream, idx, W: np.ndarray) -> np.ndarray:
-    """X[idx] @ W for a Stream (dense: one BLAS call on the gathered rows), C-contiguous."""
+    """X[idx] @ W for a Stream (dense: one BLAS call on the gathered rows), C-contiguous and on
+    a cache line (sin/cos and the linear steps stream its rows)."""
+    out = aligned_empty((len(idx), W.shape[1]))
     if stream.is_sparse:
-        out = np.empty((len(idx), W.shape[1]))
         csr_rows_times_dense(stream.indptr, stream.indices, stream.values,
                              np.ascontiguousarray(idx, dtype=np.int64), W, out)
-        return out
-    return np.ascontiguousarray(stream.dense[idx] @ W)
+    else:
+        np.matmul(stream.dense[idx], W, out=out)
+    return out
 
 
 class FourierMap:
@@ -198,7 +206,7 @@ class FourierMap:
     z(x).z(y) ~= D kappa(x, y) and ||z(x)||^2 = D exactly."""
 
     def __init__(self, U: np.ndarray):
-        self.U = np.ascontiguousarray(U, dtype=np.float64)
+        self.U = aligned_copy(U)  # its rows are streamed by the projections
 
     @classmethod
     def draw(cls, source, n_features: int, n_components: int, sigma: float) -> "FourierMap":

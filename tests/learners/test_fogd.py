@@ -190,18 +190,19 @@ def test_matches_the_authors_in_distribution(shared_data, reference_runs, datase
     assert abs(ours.mean() - theirs.mean()) <= 3 * theirs.std(ddof=1)
 
 
+@pytest.mark.parametrize("rows", [40, 900], ids=["repeated", "distinct"])
 @pytest.mark.parametrize("average", [False, True], ids=["plain", "track-average"])
-def test_csr_row_loop_is_the_block_path_bit_for_bit(monkeypatch, average):
-    """Binary CSR FOGD on repeated rows projects each row inside one compiled loop
-    (``CSR_ROW_LOOP``), only when it needs the features; the pass must be the blocked path's to
-    the last bit, memo hits that still trigger updates included, and with KOL's averaged
-    model."""
+def test_csr_row_loop_is_the_block_path_bit_for_bit(monkeypatch, average, rows):
+    """Binary CSR FOGD projects each row inside one compiled loop (``CSR_ROW_LOOP``), only when
+    it needs the features; the pass must be the blocked path's to the last bit, on rows that
+    repeat (memo hits that still trigger updates included) and on rows that do not (the memo
+    off), and with KOL's averaged model."""
     import lsokl.learners.fogd as fogd_module
 
     rng = np.random.default_rng(11)
-    base = rng.standard_normal((40, 30)) * 2.0
+    base = rng.standard_normal((rows, 30)) * 2.0
     base[rng.random(base.shape) < 0.7] = 0.0
-    X = sp.csr_matrix(base[rng.integers(0, len(base), 900)])
+    X = sp.csr_matrix(base[rng.integers(0, len(base), 900)] if rows < 900 else base)
     calls = []
     real = fogd_module._play_csr_rows
     monkeypatch.setattr(fogd_module, "_play_csr_rows", lambda *a: calls.append(1) or real(*a))
@@ -215,7 +216,7 @@ def test_csr_row_loop_is_the_block_path_bit_for_bit(monkeypatch, average):
         trace = model.run(X, y, order, n_checkpoints=9)
         runs[row_loop] = (model, trace)
     (a, ta), (b, tb) = runs[True], runs[False]
-    assert calls  # the row loop did run (the memo is on for these rows)
+    assert calls  # the row loop did run
     assert ta.mistakes == tb.mistakes and ta.support_size == tb.support_size
     np.testing.assert_array_equal(ta.ckpt_mistakes, tb.ckpt_mistakes)
     assert np.array_equal(a.w_.view(np.uint64), b.w_.view(np.uint64))
