@@ -147,7 +147,10 @@ def store_row(xs, i, x_sqn, sv, sv_sqn, slot):
         for p in range(indptr[i], indptr[i + 1]):
             sv[slot, indices[p]] = values[p]
     else:
-        sv[slot, :] = dense[i]
+        # element by element: a slice assignment compiles numba's shape-mismatch error path,
+        # 1.7 s of every learner's first compile
+        for k in range(sv.shape[1]):
+            sv[slot, k] = dense[i, k]
     sv_sqn[slot] = x_sqn
 
 
