@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -143,3 +144,62 @@ def test_force_reruns_and_filters_select(tmp_path):
     for r in ResultStore(tmp_path / "r"):
         assert not validate_record(r)
         assert r["params"]["budget"] == 10 and r["support_size"] <= 10
+
+
+def test_first_cell_of_each_learner_starts_first():
+    """Workers of a cold run meet different compiled variants first (each compiles its own);
+    the rest keep their order, and nothing is lost or repeated."""
+    from types import SimpleNamespace
+
+    import scipy.sparse as sp
+
+    from lsokl.runner.run import first_compiles_first
+
+    data = {"dense": (np.zeros((3, 2)), None), "dense2": (np.ones((5, 2)), None),
+            "csr": (sp.csr_matrix(np.eye(3)), None), "f32": (np.zeros((3, 2), np.float32), None)}
+
+    def job(alg, task, dkey, n):
+        return (SimpleNamespace(algorithm=alg, spec={"task": task}, key=n), dkey)
+
+    work = [job("ogd", "binary", "dense", 0), job("ogd", "binary", "dense2", 1),
+            job("bogd", "binary", "dense", 2), job("ogd", "regression", "dense", 3),
+            job("ogd", "binary", "csr", 4), job("bogd", "binary", "dense2", 5),
+            job("ogd", "binary", "f32", 6), job("ogd", "binary", "csr", 7)]
+    got = [j.key for j, _ in first_compiles_first(work, data)]
+    assert got == [0, 2, 3, 4, 6, 1, 5, 7]
+    assert first_compiles_first([], data) == []
+
+
+def _worker_step(grow_mb, lsokl_limit):
+    import os
+    import time
+
+    import lsokl.runner.worker  # noqa: F401 - what a grid's worker imports with its cell
+    if not lsokl_limit:  # the control: loky's own threshold
+        from joblib.externals.loky import process_executor
+
+        process_executor._MAX_MEMORY_LEAK_SIZE = int(3e8)
+    if grow_mb:
+        _worker_step.hold = np.ones(grow_mb << 17)  # resident, kept (like mapped data pages)
+        time.sleep(1.2)  # loky checks memory at most once a second
+    return os.getpid()
+
+
+@pytest.mark.parametrize("lsokl_limit", [True, False], ids=["lsokl-worker", "loky-default"])
+def test_a_worker_whose_memory_grows_is_kept(lsokl_limit):
+    """loky replaces a worker whose memory grew 300 MB since its first task (a leak heuristic);
+    lsokl's workers grow by design (mapped datasets, kept streams) and must be kept, since a
+    new one reloads every compiled loop. The control, with loky's threshold put back, shows the
+    check is live."""
+    pytest.importorskip("psutil")  # loky's leak check needs it
+    from joblib.externals.loky import get_reusable_executor
+
+    ex = get_reusable_executor(max_workers=1, reuse=False)
+    try:
+        first = ex.submit(_worker_step, 0, lsokl_limit).result()
+        ex.submit(_worker_step, 400, lsokl_limit).result()
+        time.sleep(0.5)
+        later = ex.submit(_worker_step, 0, lsokl_limit).result()
+    finally:
+        ex.shutdown(wait=True)
+    assert (later == first) == lsokl_limit

@@ -133,6 +133,26 @@ def cell_key(cell: Cell, ds, version: str) -> str:
     return stable_hash(cell_spec(cell, ds, version))
 
 
+def first_compiles_first(work: list, data: dict) -> list:
+    """The jobs in the order to start them: the first job of each compiled variant of a learner
+    (algorithm, task, and the kind of X it plays: dense or CSR, dtype) first, then the rest as
+    given.
+
+    A worker compiles a learner's loops for a kind of X on its first such cell (numba, 1-8 s,
+    cached on disk after); with the grid in config order, both workers of a cold run meet the
+    same learner first and compile it twice, side by side. Dealt out variant by variant, each
+    compiles different ones, and a worker that later meets a variant the other compiled loads it
+    from the cache. Results do not depend on the order (each cell has its own seeds)."""
+    heads, rest, seen = [], [], set()
+    for item in work:
+        job, dkey = item
+        X = data[dkey][0]
+        variant = (job.algorithm, job.spec.get("task"), type(X).__name__, str(X.dtype))
+        (rest if variant in seen else heads).append(item)
+        seen.add(variant)
+    return heads + rest
+
+
 def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorithms=(),
                    jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                    force: bool = False, retry_failed: bool = False, config_text: str | None = None,
@@ -252,7 +272,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
 
     def dispatch(work):
         # cells whose memory estimate exceeds the limit are recorded as failed instead of started
-        work, refused = screen_memory(work, data, protocol, memory_limit,
+        work, refused = screen_memory(first_compiles_first(work, data), data, protocol, memory_limit,
                                       workers=1 if backend == "dask" else jobs)
         for record in refused:
             record_done(record)

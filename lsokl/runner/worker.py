@@ -23,6 +23,31 @@ from .seeds import authors_order, permutation_order
 
 _WARMED: set = set()  # warm_up_key()s already compiled in this process
 
+#: how far a loky worker's resident memory may grow past its size after its first cell before
+#: loky replaces it (loky's own default, 300 MB, is a leak heuristic)
+WORKER_GROWTH_ALLOWED = 4 << 30
+
+
+def _allow_worker_growth() -> None:
+    """Raise loky's leak threshold in this (worker) process to WORKER_GROWTH_ALLOWED.
+
+    A worker's resident memory grows by design: the pages of the memory-mapped datasets it
+    reads count as its own, and it keeps the last streams it built (``Stream.reuse``). Past
+    300 MB loky took that for a leak and replaced the worker (twice in a Table 5 run), and the
+    new one loaded every compiled loop again (5-10 s each time). joblib has no setting for
+    this, so the module constant the worker loop reads is raised; the runner's memory screen
+    (``resources.screen_memory``) still refuses cells that would not fit."""
+    try:
+        from joblib.externals.loky import process_executor
+    except ImportError:  # pragma: no cover - another joblib layout: keep its default
+        return
+    limit = getattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", None)
+    if isinstance(limit, int) and limit < WORKER_GROWTH_ALLOWED:
+        process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_GROWTH_ALLOWED
+
+
+_allow_worker_growth()  # runs in each worker as it unpickles its first cell's ``execute``
+
 
 @dataclass(frozen=True)
 class Job:
