@@ -15,7 +15,7 @@ caps FOGD far below its feature-matrix BLAS cost. ``sincos`` below is a branch-f
 float64 sine/cosine pair (Cody-Waite reduction by pi/2 in three parts, fdlibm/musl minimax
 polynomials on [-pi/4, pi/4]) that LLVM compiles to SIMD code: ~10-30x faster, within 2 ulp of
 libm for |x| < 2^19 and falling back to libm beyond that. It and the CSR projection
-``csr_row_times_dense`` ask for 512-bit vectors (``vector_width.wide_vectors``: element-wise
+``csr_row_times_dense`` ask for 512-bit vectors (``cpu_hints.wide_vectors``: element-wise
 loops, so the same bits as with 256) and their callers allocate the arrays they stream on cache
 lines (``kernels.aligned_empty``).
 """
@@ -28,7 +28,7 @@ from numba import njit
 
 from .kernels import JIT, aligned_copy, aligned_empty, dot  # dot: the reassociated dense dot (kernels.FAST_DOT)
 from .tasks import multiclass_hinge, regression_event, top_two
-from .vector_width import wide_vectors
+from .cpu_hints import prefetch, wide_vectors
 
 # Contraction only: FMA keeps the reduction exact-ish; reassociation would destroy the
 # compensated cosine, so it is not allowed here.
@@ -143,6 +143,23 @@ def csr_row_times_dense(indptr, indices, values, i, W, o):
         for c in range(n_out):
             o[c] = o[c] + v * wrow[c]
         p += 1
+
+
+@njit(inline="always")
+def prefetch_csr_row(indptr, indices, values, i):
+    """Ask for CSR row i's indices and values (a pass over a permuted stream reads rows at
+    random: a9a's 5 MB of them mostly miss the caches); indptr[i] itself should be asked for a
+    step earlier (``prefetch(indptr, i)``)."""
+    p, pe = indptr[i], indptr[i + 1]
+    if pe > p:
+        step_i = max(64 // indices.itemsize, 1)
+        step_v = max(64 // values.itemsize, 1)
+        for q in range(p, pe, step_i):
+            prefetch(indices, q)
+        for q in range(p, pe, step_v):
+            prefetch(values, q)
+        prefetch(indices, pe - 1)
+        prefetch(values, pe - 1)
 
 
 @njit(**JIT)

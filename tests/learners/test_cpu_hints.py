@@ -1,4 +1,4 @@
-"""512-bit vectors per function (``vector_width.wide_vectors``) and cache-line-aligned arrays
+"""512-bit vectors per function and prefetches (``cpu_hints``), and cache-line-aligned arrays
 (``kernels.aligned_empty``): faster, never different."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from numba import njit
 
 from lsokl.learners import features
 from lsokl.learners.kernels import aligned_copy, aligned_empty, aligned_zeros
-from lsokl.learners.vector_width import PREFER_512
+from lsokl.learners.cpu_hints import PREFER_512
 
 
 @njit(cache=False)
@@ -114,3 +114,23 @@ def test_fourier_map_and_projections_start_on_cache_lines():
         P = m.project(Stream(data), np.arange(5, 25))
         assert P.ctypes.data % 64 == 0
         np.testing.assert_allclose(P, X[5:25] @ m.U, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_prefetch_is_only_a_hint(dtype):
+    """A prefetch reads nothing (so any index is harmless, past the end included) and changes no
+    result; the compiled code does carry it."""
+    from lsokl.learners.cpu_hints import prefetch
+
+    @njit
+    def total(a, ahead):
+        s = 0.0
+        for i in range(a.shape[0]):
+            prefetch(a, i + ahead)
+            s += a[i]
+        return s
+
+    a = np.arange(1000).astype(dtype)
+    for ahead in (0, 1, 17, 10**9):
+        assert total(a, ahead) == float(a.sum())
+    assert "llvm.prefetch" in total.inspect_llvm(total.signatures[0])
