@@ -16,7 +16,7 @@ import math
 from numba import njit
 
 from .base import SEED, SIGMA
-from .kernels import JIT, append_slot, evict_and_reuse, store_row
+from .kernels import JIT, append_slot, evict_and_reuse, prefetch_next, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 from .randomness import PositionBuffer
 from .support import SupportVectorLearner
@@ -32,6 +32,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
     cap = eta * gamma
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         yt = y[i]
         m = size[0]
         # f summed oldest first, as the authors' alpha * k_t.

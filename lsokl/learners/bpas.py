@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA
-from .kernels import JIT, append_slot, kernel_row, store_row
+from .kernels import JIT, append_slot, kernel_row, prefetch_next, store_row
 from .params import BUDGET, POSITIVE
 from .support import SupportVectorLearner
 from .duplicates import memo_for
@@ -37,6 +37,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
           inv2s2, budget, C, krow, memo):
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         yt = y[i]
         m = size[0]
         x_sqn = sqn[i]
@@ -112,6 +113,7 @@ def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha
     n_classes = scores.shape[0]
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         yt = y[i]
         m = size[0]
         x_sqn = sqn[i]

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .base import SIGMA, VARIANT
-from .kernels import JIT, append_slot, evict_and_reuse, kernel_between_slots, store_row
+from .kernels import JIT, append_slot, evict_and_reuse, kernel_between_slots, prefetch_next, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
 from .duplicates import memo_for
@@ -97,6 +97,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, labels, s
           inv2s2, budget, variant, q, phi_range, krow, krow_oldest, memo):
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         yt = y[i]
         m = size[0]
         # f summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
@@ -165,6 +166,7 @@ def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha
                      counts, inv2s2, budget, variant, q, phi_range, krow, krow_oldest, scores):
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         yt = y[i]
         m = size[0]
         mistake, s = observe_multiclass(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
@@ -205,6 +207,7 @@ def _play_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha
                      sq_loss, inv2s2, budget, eta, eps, variant, q, phi_range, krow, krow_oldest):
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         delta, event = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
                                           krow, eps, counts, sq_loss)

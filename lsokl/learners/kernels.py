@@ -15,6 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .cpu_hints import prefetch
+
 JIT = dict(cache=True, nogil=True)
 # Reassociation lets LLVM vectorise dot products (2.6-6x faster for d = 57..300). It changes the
 # summation order only, the same perturbation the authors' robust reference rows are checked
@@ -136,6 +138,38 @@ def sequential_sqnorms(dense, indptr, values, is_sparse, out):
             for k in range(dense.shape[1]):
                 acc += dense[i, k] * dense[i, k]
         out[i] = acc
+
+
+@njit(inline="always")
+def prefetch_next(xs, sqn, y, order, t, stop):
+    """Ask for what step t + 1 of a pass reads (its row, squared norm and label) and for step
+    t + 2's CSR row offsets, while step t is played.
+
+    A pass over a permuted stream reads its rows at random. On kddcup99 (494,021 CSR rows) a
+    budgeted learner's step spent about as long waiting for the row as computing with it: BOGD
+    ran a pass in 0.84 s in the permuted order and 0.56 s with the rows in file order. The
+    hints change no arithmetic (``cpu_hints.prefetch``)."""
+    dense, indptr, indices, values, is_sparse = xs
+    if t + 2 < stop and is_sparse:
+        prefetch(indptr, order[t + 2])
+    if t + 1 < stop:
+        j = order[t + 1]
+        if is_sparse:
+            p, pe = indptr[j], indptr[j + 1]
+            if pe > p:
+                for q in range(p, pe, max(64 // indices.itemsize, 1)):
+                    prefetch(indices, q)
+                for q in range(p, pe, max(64 // values.itemsize, 1)):
+                    prefetch(values, q)
+                prefetch(indices, pe - 1)
+                prefetch(values, pe - 1)
+        else:
+            row = dense[j]
+            for k in range(0, row.shape[0], max(64 // row.itemsize, 1)):
+                prefetch(row, k)
+            prefetch(row, row.shape[0] - 1)
+        prefetch(sqn, j)
+        prefetch(y, j)
 
 
 @njit(**JIT)

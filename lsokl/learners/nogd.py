@@ -34,7 +34,7 @@ from .base import SIGMA, VARIANT, round_half_up
 from .duplicates import BlockRepeats
 from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
                        regression_linear_step)
-from .kernels import JIT, append_slot, gaussian_gram, store_row
+from .kernels import JIT, append_slot, gaussian_gram, prefetch_next, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
 from .support import SupportVectorLearner
 from .tasks import REGRESSION_POOR_SCORE
@@ -62,6 +62,7 @@ def _play_kernel(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, si
     ``krow``), or ``stop`` if the segment ends first."""
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         yi = y[i]
         f, _ = observe_binary(xs, sqn, i, yi, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow, counts)
@@ -101,6 +102,7 @@ def _play_kernel_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order
     first l > 0 at |S| = B) with its s in ``pending[0]``, or ``stop``."""
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         yi = y[i]
         _, s = observe_multiclass(xs, sqn, i, yi, sv, sv_sqn, sv_order, alpha, m, inv2s2, krow,
@@ -123,6 +125,7 @@ def _play_kernel_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order
     ``pending[0]``, or ``stop``."""
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         delta, event = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
                                           krow, eps, counts, sq_loss)

@@ -11,7 +11,7 @@ from numba import njit
 
 from .base import SIGMA
 from .blocked import OGD, BlockedPlay
-from .kernels import JIT, append_slot, store_row
+from .kernels import JIT, append_slot, prefetch_next, store_row
 from .params import NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
 from .tasks import MulticlassTask, RegressionTask, observe_binary
@@ -22,6 +22,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
           krow):
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         f, _ = observe_binary(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2, krow,
                               counts)

@@ -40,7 +40,7 @@ from numba import njit
 from sklearn.base import RegressorMixin
 
 from .base import SIGMA, VARIANT
-from .kernels import JIT, append_slot, kernel_row, store_row
+from .kernels import JIT, append_slot, kernel_row, prefetch_next, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .support import SupportVectorLearner
 from .tasks import REGRESSION_POOR_SCORE
@@ -120,6 +120,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
     vector. Regression triggers on |y - f| > eps and uses eta sign(y - f) where binary uses y."""
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         x_sqn = sqn[i]
         f = 0.0
@@ -183,6 +184,7 @@ def _play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha
     (slots, m); every step adds to class y_t and subtracts from the best wrong class s_t."""
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         x_sqn = sqn[i]
         yi = y[i]

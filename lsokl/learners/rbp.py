@@ -12,7 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 from .base import SEED, SIGMA
-from .kernels import JIT, append_slot, evict_and_reuse, store_row
+from .kernels import JIT, append_slot, evict_and_reuse, prefetch_next, store_row
 from .params import BUDGET, NON_NEGATIVE, POSITIVE
 from .randomness import PositionBuffer
 from .support import SupportVectorLearner
@@ -25,6 +25,7 @@ def _play(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha, size, cou
           budget, draws, cursor, krow, memo):
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         # f summed oldest first, as the authors' alpha * k_t: near-cancelling sums keep their sign.
         # (the update below does not read the kernel row, so a memo hit needs no refresh)

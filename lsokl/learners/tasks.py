@@ -29,7 +29,7 @@ from numba import njit
 from sklearn.base import RegressorMixin
 
 from .duplicates import memo_lookup, memo_store
-from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, store_row
+from .kernels import JIT, append_slot, evict_and_reuse, kernel_row, sign, prefetch_next, store_row
 
 # How a full budget makes room (spec 2.3/3 RBP: uniform; 2.8/3 BOGD: oldest).
 NO_REMOVAL, RANDOM_REMOVAL, OLDEST_REMOVAL = 0, 1, 2
@@ -201,6 +201,7 @@ def play_multiclass(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha,
     ``budget`` is the buffer capacity for the unbudgeted learners (never reached)."""
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         yt = y[i]
         m = size[0]
         mistake, s = observe_multiclass(xs, sqn, i, yt, sv, sv_sqn, sv_order, alpha, m, inv2s2,
@@ -275,6 +276,7 @@ def play_regression(xs, sqn, y, order, start, stop, sv, sv_sqn, sv_order, alpha,
     current threshold; fixed-epsilon learners pass eps_up = eps_down = 0."""
     for t in range(start, stop):
         i = order[t]
+        prefetch_next(xs, sqn, y, order, t, stop)
         m = size[0]
         delta, event = observe_regression(xs, sqn, i, y[i], sv, sv_sqn, sv_order, alpha, m, inv2s2,
                                           krow, eps[0], counts, sq_loss)

@@ -134,3 +134,28 @@ def test_prefetch_is_only_a_hint(dtype):
     for ahead in (0, 1, 17, 10**9):
         assert total(a, ahead) == float(a.sum())
     assert "llvm.prefetch" in total.inspect_llvm(total.signatures[0])
+
+
+def test_prefetch_next_reads_only_inside_the_arrays():
+    """The look-ahead of the per-sample loops (``kernels.prefetch_next``) indexes rows, offsets,
+    norms and labels of steps t + 1 and t + 2 only while they exist; compiled with bounds checks
+    over whole passes and segments, empty CSR rows and a one-column matrix included."""
+    import scipy.sparse as sp
+
+    from lsokl.learners.kernels import prefetch_next
+    from lsokl.learners.stream import Stream
+
+    @njit(boundscheck=True)
+    def look_ahead(xs, sqn, y, order, start, stop):
+        for t in range(start, stop):
+            prefetch_next(xs, sqn, y, order, t, stop)
+        return stop - start
+
+    rng = np.random.default_rng(0)
+    for X in (rng.standard_normal((9, 1)), rng.standard_normal((9, 5)),
+              sp.csr_matrix(np.where(rng.random((9, 5)) < 0.4, 1.0, 0.0))):
+        stream = Stream(X)
+        sqn, y = np.ones(9), np.ones(9)
+        order = rng.permutation(9)
+        for start, stop in ((0, 9), (3, 5), (8, 9), (4, 4)):
+            assert look_ahead(stream.xs, sqn, y, order, start, stop) == stop - start
