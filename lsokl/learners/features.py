@@ -26,9 +26,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import JIT, aligned_copy, aligned_empty, dot  # dot: the reassociated dense dot (kernels.FAST_DOT)
+# dot: the reassociated dense dot (kernels.FAST_DOT)
+from .kernels import JIT, aligned_copy, aligned_empty, dot
 from .tasks import multiclass_hinge, regression_event, top_two
-from .cpu_hints import prefetch, wide_vectors
+from .cpu_hints import wide_vectors
 
 # Contraction only: FMA keeps the reduction exact-ish; reassociation would destroy the
 # compensated cosine, so it is not allowed here.
@@ -143,23 +144,6 @@ def csr_row_times_dense(indptr, indices, values, i, W, o):
         for c in range(n_out):
             o[c] = o[c] + v * wrow[c]
         p += 1
-
-
-@njit(inline="always")
-def prefetch_csr_row(indptr, indices, values, i):
-    """Ask for CSR row i's indices and values (a pass over a permuted stream reads rows at
-    random: a9a's 5 MB of them mostly miss the caches); indptr[i] itself should be asked for a
-    step earlier (``prefetch(indptr, i)``)."""
-    p, pe = indptr[i], indptr[i + 1]
-    if pe > p:
-        step_i = max(64 // indices.itemsize, 1)
-        step_v = max(64 // values.itemsize, 1)
-        for q in range(p, pe, step_i):
-            prefetch(indices, q)
-        for q in range(p, pe, step_v):
-            prefetch(values, q)
-        prefetch(indices, pe - 1)
-        prefetch(values, pe - 1)
 
 
 @njit(**JIT)

@@ -37,10 +37,10 @@ from sklearn.base import RegressorMixin
 
 from .base import SEED, SIGMA, OnlineLearner
 from .duplicates import NO_MEMO, BlockRepeats, memo_for, memo_lookup, memo_store
-from .cpu_hints import prefetch
+from .cpu_hints import prefetch, prefetch_csr_row
 from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
-                       fourier_from_projections, multiclass_linear_step, prefetch_csr_row,
-                       regression_linear_step, sincos)
+                       fourier_from_projections, multiclass_linear_step, regression_linear_step,
+                       sincos)
 from .kernels import JIT, aligned_zeros
 from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .cpu_hints import prefetch
+from .cpu_hints import prefetch, prefetch_csr_row
 
 JIT = dict(cache=True, nogil=True)
 # Reassociation lets LLVM vectorise dot products (2.6-6x faster for d = 57..300). It changes the
@@ -155,14 +155,7 @@ def prefetch_next(xs, sqn, y, order, t, stop):
     if t + 1 < stop:
         j = order[t + 1]
         if is_sparse:
-            p, pe = indptr[j], indptr[j + 1]
-            if pe > p:
-                for q in range(p, pe, max(64 // indices.itemsize, 1)):
-                    prefetch(indices, q)
-                for q in range(p, pe, max(64 // values.itemsize, 1)):
-                    prefetch(values, q)
-                prefetch(indices, pe - 1)
-                prefetch(values, pe - 1)
+            prefetch_csr_row(indptr, indices, values, j)
         else:
             row = dense[j]
             for k in range(0, row.shape[0], max(64 // row.itemsize, 1)):
