@@ -133,10 +133,21 @@ def cell_key(cell: Cell, ds, version: str) -> str:
     return stable_hash(cell_spec(cell, ds, version))
 
 
+def compiled_variant(job, X) -> tuple:
+    """What numba compiles a cell's loops for: the module of the learner's class (Projectron and
+    Projectron++ share theirs), the task, and the kind of X (dense or CSR, dtype)."""
+    from ..learners import registry
+
+    try:
+        owner = registry.get(job.spec.get("learner", job.algorithm), job.spec.get("task")).__module__
+    except Exception:  # noqa: BLE001 - a learner that cannot be found fails in its worker, saying why
+        owner = job.algorithm
+    return owner, job.spec.get("task"), type(X).__name__, str(X.dtype)
+
+
 def first_compiles_first(work: list, data: dict) -> list:
-    """The jobs in the order to start them: the first job of each compiled variant of a learner
-    (algorithm, task, and the kind of X it plays: dense or CSR, dtype) first, then the rest as
-    given.
+    """The jobs in the order to start them: the first job of each compiled variant
+    (:func:`compiled_variant`) first, then the rest as given.
 
     A worker compiles a learner's loops for a kind of X on its first such cell (numba, 1-8 s,
     cached on disk after); with the grid in config order, both workers of a cold run meet the
@@ -146,8 +157,7 @@ def first_compiles_first(work: list, data: dict) -> list:
     heads, rest, seen = [], [], set()
     for item in work:
         job, dkey = item
-        X = data[dkey][0]
-        variant = (job.algorithm, job.spec.get("task"), type(X).__name__, str(X.dtype))
+        variant = compiled_variant(job, data[dkey][0])
         (rest if variant in seen else heads).append(item)
         seen.add(variant)
     return heads + rest
