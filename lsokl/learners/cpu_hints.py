@@ -68,16 +68,30 @@ def prefetch(typingctx, array, index):
     return types.void(array, index), codegen
 
 
+#: the size of a cache line, which one prefetch brings in
+CACHE_LINE = 64
+
+
 @njit(inline="always")
 def prefetch_csr_row(indptr, indices, values, i):
     """Ask for CSR row i's indices and values, every cache line of them (a pass over a permuted
     stream reads rows at random: a9a's 5 MB of them mostly miss the caches); indptr[i] itself is
-    best asked for a step earlier (``prefetch(indptr, i)``)."""
+    best asked for a step earlier (:func:`prefetch_next_csr_rows`)."""
     p, pe = indptr[i], indptr[i + 1]
     if pe > p:
-        for q in range(p, pe, max(64 // indices.itemsize, 1)):
+        for q in range(p, pe, max(CACHE_LINE // indices.itemsize, 1)):
             prefetch(indices, q)
-        for q in range(p, pe, max(64 // values.itemsize, 1)):
+        for q in range(p, pe, max(CACHE_LINE // values.itemsize, 1)):
             prefetch(values, q)
         prefetch(indices, pe - 1)
         prefetch(values, pe - 1)
+
+
+@njit(inline="always")
+def prefetch_next_csr_rows(indptr, indices, values, order, t, stop):
+    """While step t of a pass over CSR rows ``order[start:stop]`` is played: ask for the row of
+    step t + 1 and the row offsets of step t + 2."""
+    if t + 2 < stop:
+        prefetch(indptr, order[t + 2])
+    if t + 1 < stop:
+        prefetch_csr_row(indptr, indices, values, order[t + 1])

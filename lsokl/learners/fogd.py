@@ -37,7 +37,7 @@ from sklearn.base import RegressorMixin
 
 from .base import SEED, SIGMA, OnlineLearner
 from .duplicates import NO_MEMO, BlockRepeats, memo_for, memo_lookup, memo_store
-from .cpu_hints import prefetch, prefetch_csr_row
+from .cpu_hints import prefetch, prefetch_next_csr_rows
 from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
                        fourier_from_projections, multiclass_linear_step, regression_linear_step,
                        sincos)
@@ -106,11 +106,9 @@ def _play_csr_rows(indptr, indices, values, U, y, idx, w, p, zc, zs, eta, counts
     n = idx.shape[0]
     for r in range(n):
         i = idx[r]
-        # the rows come at random: ask for the next row's data and the one after's offsets
-        if r + 2 < n:
-            prefetch(indptr, idx[r + 2])
+        # the rows come at random: ask for the next ones ahead (and the next label)
+        prefetch_next_csr_rows(indptr, indices, values, idx, r, n)
         if r + 1 < n:
-            prefetch_csr_row(indptr, indices, values, idx[r + 1])
             prefetch(y, idx[r + 1])
         hit, f = memo_lookup(memo, i, counts[2])
         if not hit:
