@@ -4,7 +4,7 @@
     python benchmarks/dsg_speed.py [--repeats 3] [--out benchmarks/dsg_speed.json]
 
 What is timed: ``fit`` of one pass over a seeded permutation of the a9a training split with the
-running-score driver (lsokl.learners.minibatch), i.e. every mini-batch's scores, gradient, new
+running-score driver (lsokl.learners.stochastic.minibatch), i.e. every mini-batch's scores, gradient, new
 block and the block's contribution to the scores of the rows not seen yet; no test scoring, no
 data loading. Each timed run is preceded by an untimed run on 512 rows (numba compilation).
 DSG: hinge, b = r = 64 (the issue's speed target: <= 5 s), nu = 1e-5, 30/sqrt(t), features in

@@ -146,8 +146,8 @@ def sklearn_rate(dataset: str, which: str) -> dict:
 def fogd_feature_bound(dataset: str) -> dict:
     """Fourier features of the whole stream and nothing else: per block of 256 samples, X_block @ U
     (one BLAS call, or the O(nnz D) CSR product FOGD uses) then the vectorised cos/sin."""
-    from lsokl.learners import features
-    from lsokl.learners.stream import Stream
+    from lsokl.compute import features
+    from lsokl.compute.stream import Stream
 
     X, y, order = load_stream(dataset)
     stream = Stream(X)

@@ -6,7 +6,7 @@ old machine code after that module changes: ``features.sincos`` is compiled into
 DSG's loops, ``kernels.dot`` into every learner's. After a ``git pull`` that edits only
 ``features.py``, FOGD would go on running the sin/cos it was first compiled with. numba cannot
 track such dependencies, so lsokl points numba's cache at a folder named by a hash of every
-source file of the packages that hold compiled code (``lsokl/learners``, ``lsokl/approx``):
+source file of the packages that hold compiled code (``lsokl/compute``, ``lsokl/learners``, ``lsokl/approx``):
 any change there starts from an empty folder, and the loops compile afresh once (about 40 s of
 CPU for the whole Table 5 grid).
 
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 #: the packages whose sources hold numba-compiled code (hashed together)
-COMPILED_PACKAGES = ("learners", "approx")
+COMPILED_PACKAGES = ("compute", "learners", "approx")
 #: another version's folder is removed once unused this long, beyond the KEEP newest
 STALE_DAYS = 2
 KEEP = 4

@@ -237,7 +237,7 @@ def _is_num(v) -> bool:
 
 
 def describe_rule(rule) -> str | None:
-    """A learner parameter rule (lsokl.learners.params) in the words of an error message."""
+    """A learner parameter rule (lsokl.compute.params) in the words of an error message."""
     name = type(rule).__name__
     if name == "Num":
         kind = "an integer" if rule.integer else "a number"

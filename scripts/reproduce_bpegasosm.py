@@ -291,7 +291,7 @@ def notes(table: pd.DataFrame, df: pd.DataFrame, results: Path) -> str:
 
 def investigation() -> list[str]:
     """What the search for a bug behind the B = 500 merge/projection misses found (2026-11-23)."""
-    from lsokl.learners.bpegasos import NEAR_DUPLICATE_S
+    from lsokl.learners.pegasos.bpegasos import NEAR_DUPLICATE_S
 
     guard = f"{NEAR_DUPLICATE_S:.0e}".replace("e-0", "e-")  # 1e-4, as the spec writes its 1e-8
     return [
@@ -328,7 +328,7 @@ def investigation() -> list[str]:
         "gaps of PROJ/MRG; at σ = 5.66 the nearest partner of the smallest SV has k ≈ 0.08 in 256 dimensions, so "
         "a merge removes almost as much as a removal (L = 3.98 vs 4.08 for removing m).",
         f"- The PROJ cells run with the near-duplicate guard s < {guard} "
-        "(`lsokl.learners.bpegasos.NEAR_DUPLICATE_S`). The spec's 1e-8 (spec 3.3) was raised in commit b0d9b55: "
+        "(`lsokl.learners.pegasos.bpegasos.NEAR_DUPLICATE_S`). The spec's 1e-8 (spec 3.3) was raised in commit b0d9b55: "
         "on dense 2-d data at B = 300-500 the tracked K^-1 lost every digit with it (checkerboard B = 500 fell to "
         "68%). Re-running the PROJ cells with the raised guard moved their accuracies by at most 0.1 point.",
         "- Waveform B = 500 ordering: PRJTRN++ (81.7, one width, 2 repetitions) falls below SMAL (83.5); the "

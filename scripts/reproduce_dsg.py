@@ -65,11 +65,11 @@ def e1(out: Path, jobs: int) -> dict:
 # ----------------------------------------------------------------------------------------- E5
 def e5(out: Path, jobs: int) -> dict:
     from lsokl.config import load_config
-    from lsokl.learners.dsg import RegressionDSG
-    from lsokl.learners.features import FourierMap
-    from lsokl.learners.kernels import gaussian_gram
-    from lsokl.learners.randomness import NumpySource
-    from lsokl.learners.stream import Stream
+    from lsokl.learners.stochastic.dsg import RegressionDSG
+    from lsokl.compute.features import FourierMap
+    from lsokl.compute.kernels import gaussian_gram
+    from lsokl.compute.randomness import NumpySource
+    from lsokl.compute.stream import Stream
     from lsokl.report.test_curves import curve_frame, end_points, test_curve_figures
     from lsokl.results import ResultStore
     from lsokl.runner.protocols import holdout
@@ -121,8 +121,8 @@ def e5_synthetic(out: Path) -> dict:
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    from lsokl.learners.dsg import RegressionDSG
-    from lsokl.learners.kernels import gaussian_gram
+    from lsokl.learners.stochastic.dsg import RegressionDSG
+    from lsokl.compute.kernels import gaussian_gram
 
     rng = np.random.default_rng(1)
     n, d, sigma, nu = 500, 2, 0.5, 0.05
@@ -196,7 +196,7 @@ def mnist_pca():
 
 
 def e4(out: Path) -> dict:
-    from lsokl.learners.dsg import MulticlassDSG
+    from lsokl.learners.stochastic.dsg import MulticlassDSG
 
     Xtr, ytr, Xte, yte, sigma = mnist_pca()
     res = {"sigma": sigma, "settings": E4}

@@ -70,7 +70,7 @@ def test_holdout_record_equals_a_hand_run(tmp_path):
         order = permutation_order(1, "breast_cancer", r["permutation"], len(ytr))
         learner = create(r["learner"], "binary", **r["params"])
         if r["learner"] == "fogd":  # FOGD's random features come from the cell's seed
-            from lsokl.learners.randomness import NumpySource
+            from lsokl.compute.randomness import NumpySource
             from lsokl.runner.seeds import learner_seed
 
             src = NumpySource(np.random.SeedSequence(list(

@@ -85,7 +85,7 @@ def test_authors_permutations_are_used(tmp_path, monkeypatch):
 
 
 def test_one_failing_and_one_diverging_cell_do_not_stop_the_grid(tmp_path, monkeypatch):
-    from lsokl.learners.perceptron import KernelPerceptron
+    from lsokl.learners.online.perceptron import KernelPerceptron
 
     real_play = KernelPerceptron._play
 

@@ -4,9 +4,9 @@ behind one protocol (:mod:`lsokl.approx.base`): ``fit(X)``, ``matvec``, ``solve(
 
 The methods are registered with the learners in :mod:`lsokl.learners.registry` (one registry);
 ``create("meka", rank=128, gamma=2, clusters=5)`` builds one. The kernel maths is shared with the
-online learners: :func:`lsokl.learners.kernels.gaussian_block` (every Gaussian block),
-:class:`lsokl.learners.features.NystromMap` (NOGD's map = every Nystrom factor here) and
-:class:`lsokl.learners.features.FourierMap` (FOGD's map = RKS).
+online learners: :func:`lsokl.compute.kernels.gaussian_block` (every Gaussian block),
+:class:`lsokl.compute.features.NystromMap` (NOGD's map = every Nystrom factor here) and
+:class:`lsokl.compute.features.FourierMap` (FOGD's map = RKS).
 """
 from __future__ import annotations
 

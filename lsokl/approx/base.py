@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..learners.params import Num, Seed
+from ..compute.params import Num, Seed
 
 POSITIVE = Num(0, np.inf, "neither")
 RANK = Num(1, np.inf, "left", integer=True)

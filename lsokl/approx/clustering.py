@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..learners.kernels import JIT, row_sqnorms
+from ..compute.kernels import JIT, row_sqnorms
 
 CHUNK = 65536
 

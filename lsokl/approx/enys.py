@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..learners.params import Num
+from ..compute.params import Num
 from .base import LowRankApproximation, timed
 from .nystrom import Nystrom
 

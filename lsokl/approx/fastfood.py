@@ -5,7 +5,7 @@ d' = 2^ceil(log2 d) (inputs zero-padded), n = k rounded up to a multiple of d', 
 unnormalised Walsh-Hadamard matrix, B random signs, Pi a random permutation, G standard normal
 and S = s / ||G||_F with s ~ chi(d'), so every row of V has the length of a N(0, I / sigma^2)
 vector. Features [cos(V x), sin(V x)] / sqrt(n) (2n columns), the sin/cos pair of
-:mod:`lsokl.learners.features`. Impossible when d' > k (MEKA Table 8's mnist2m "na").
+:mod:`lsokl.compute.features`. Impossible when d' > k (MEKA Table 8's mnist2m "na").
 
 Why a hand-written transform: scikit-learn-extra's ``Fastfood`` (0.3.0) builds its FWHT with
 Cython against numpy 1 and fails to import under numpy >= 2, and SciPy has no fast
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..learners.features import fourier_from_projections
-from ..learners.kernels import JIT
+from ..compute.features import fourier_from_projections
+from ..compute.kernels import JIT
 from .base import LowRankApproximation, as_dense, timed
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..learners.params import Num
+from ..compute.params import Num
 from .clustering import eff_kmeans
 from .nystrom import NystromFamily
 

@@ -29,9 +29,9 @@ import math
 
 import numpy as np
 
-from ..learners.kernels import gaussian_block, row_sqnorms
-from ..learners.params import Num, OneOf
-from ..learners.stream import Stream
+from ..compute.kernels import gaussian_block, row_sqnorms
+from ..compute.params import Num, OneOf
+from ..compute.stream import Stream
 from .base import KernelApproximation, as_dense, timed
 from .clustering import meka_kmeans, nearest_centre
 from .nystrom import landmark_map, map_rows

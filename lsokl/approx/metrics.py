@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..learners.kernels import gaussian_block, row_sqnorms
+from ..compute.kernels import gaussian_block, row_sqnorms
 
 MAX_FLOATS = 1 << 24  # floats per chunk of exact rows (128 MB), and as many approximate ones
 

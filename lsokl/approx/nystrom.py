@@ -4,8 +4,8 @@ MEKA paper's baseline, as in Mu Li's ``nys.m``).
 m = 2k landmarks drawn uniformly without replacement, M = K(landmarks, landmarks), the top-k
 eigenpairs of M, and G~ = C M_k^+ C' with C = K(X, landmarks), i.e. Z = C Q_k Lambda_k^(-1/2).
 
-The feature map is NOGD's :class:`lsokl.learners.features.NystromMap` (the same code maps NOGD's
-frozen support vectors), and the landmark Gram matrix is :func:`lsokl.learners.kernels.gaussian_block`.
+The feature map is NOGD's :class:`lsokl.compute.features.NystromMap` (the same code maps NOGD's
+frozen support vectors), and the landmark Gram matrix is :func:`lsokl.compute.kernels.gaussian_block`.
 scikit-learn's ``Nystroem`` does not truncate to rank k (it keeps all m components), so it is
 not this baseline.
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..learners.features import NystromMap
-from ..learners.kernels import gaussian_block, row_sqnorms
-from ..learners.params import Num
-from ..learners.stream import Stream
+from ..compute.features import NystromMap
+from ..compute.kernels import gaussian_block, row_sqnorms
+from ..compute.params import Num
+from ..compute.stream import Stream
 from .base import LowRankApproximation, timed
 
 CHUNK = 4096  # rows per kernel block when mapping many points (bounds the block's memory)

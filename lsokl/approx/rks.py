@@ -2,7 +2,7 @@
 
 k frequencies omega ~ N(0, 2 gamma I) and features [cos(Omega x), sin(Omega x)] / sqrt(k) (2k
 columns), so z(x).z(y) ~= exp(-gamma ||x - y||^2). This is FOGD's own
-:class:`lsokl.learners.features.FourierMap` (frequencies randn / sigma with sigma = 1/sqrt(2 gamma),
+:class:`lsokl.compute.features.FourierMap` (frequencies randn / sigma with sigma = 1/sqrt(2 gamma),
 the same vectorised sin/cos) divided by sqrt(k): one implementation of random Fourier features.
 scikit-learn's ``RBFSampler`` is the cos(omega x + b) variant, which gives 0.651 instead of the
 published 0.440 on pendigit (MEKA spec section 2).
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..learners.features import FourierMap
-from ..learners.randomness import NumpySource
-from ..learners.stream import Stream
+from ..compute.features import FourierMap
+from ..compute.randomness import NumpySource
+from ..compute.stream import Stream
 from .base import LowRankApproximation, as_dense, timed
 
 

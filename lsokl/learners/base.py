@@ -47,9 +47,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .params import Num, OneOf, Seed
-from .randomness import NumpySource, RandomSource
-from .stream import Stream
+from ..compute.params import Num, OneOf, Seed
+from ..compute.randomness import NumpySource, RandomSource
+from ..compute.stream import Stream
 
 TASKS = ("binary", "multiclass", "regression")
 # The authors take a checkpoint every round(n / k) steps: k = 15, 10, 20 by task.
@@ -134,7 +134,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         if cls.task == "regression" and (RegressorMixin not in mro
                                          or mro.index(RegressorMixin) > mro.index(ClassifierMixin)):
             raise TypeError(f"{cls.__name__} is a regression learner: list RegressorMixin (or "
-                            "lsokl.learners.tasks.RegressionTask) before its other bases")
+                            "lsokl.compute.tasks.RegressionTask) before its other bases")
         # The mixins sit before this class in the MRO, so their __sklearn_tags__ would run last
         # and overwrite ours (RegressorMixin resets regressor_tags); ours already sets what they
         # set, from ``task``. A subclass that needs more tags defines __sklearn_tags__ itself.

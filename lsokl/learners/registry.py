@@ -11,63 +11,63 @@ from ..errors import UnknownNameError
 
 # (task, config name) -> "module:Class"
 LEARNERS: dict[tuple[str, str], str] = {
-    ("binary", "perceptron"): "lsokl.learners.perceptron:KernelPerceptron",
-    ("binary", "ogd"): "lsokl.learners.ogd:KernelOGD",
-    ("binary", "rbp"): "lsokl.learners.rbp:RBP",
-    ("binary", "forgetron"): "lsokl.learners.forgetron:Forgetron",
-    ("binary", "projectron"): "lsokl.learners.projectron:Projectron",
-    ("binary", "projectron++"): "lsokl.learners.projectron:ProjectronPP",
-    ("binary", "bpas"): "lsokl.learners.bpas:BPAS",
-    ("binary", "bogd"): "lsokl.learners.bogd:BOGD",
-    ("binary", "fogd"): "lsokl.learners.fogd:FOGD",
-    ("binary", "nogd"): "lsokl.learners.nogd:NOGD",
-    ("binary", "libsvm"): "lsokl.learners.libsvm:LIBSVM",  # batch: holdout protocol only
-    ("binary", "llsvm"): "lsokl.learners.llsvm:LLSVM",  # batch: holdout protocol only
+    ("binary", "perceptron"): "lsokl.learners.online.perceptron:KernelPerceptron",
+    ("binary", "ogd"): "lsokl.learners.online.ogd:KernelOGD",
+    ("binary", "rbp"): "lsokl.learners.online.rbp:RBP",
+    ("binary", "forgetron"): "lsokl.learners.online.forgetron:Forgetron",
+    ("binary", "projectron"): "lsokl.learners.online.projectron:Projectron",
+    ("binary", "projectron++"): "lsokl.learners.online.projectron:ProjectronPP",
+    ("binary", "bpas"): "lsokl.learners.online.bpas:BPAS",
+    ("binary", "bogd"): "lsokl.learners.online.bogd:BOGD",
+    ("binary", "fogd"): "lsokl.learners.online.fogd:FOGD",
+    ("binary", "nogd"): "lsokl.learners.online.nogd:NOGD",
+    ("binary", "libsvm"): "lsokl.learners.batch.libsvm:LIBSVM",  # batch: holdout protocol only
+    ("binary", "llsvm"): "lsokl.learners.batch.llsvm:LLSVM",  # batch: holdout protocol only
     # BPegasosM (ICML 2010) and BudgetedSVM's BSGD: binary data as 2 classes (spec BUDGETED_PEGASOS.md)
-    ("binary", "pegasos"): "lsokl.learners.bpegasos:BinaryPegasos",
-    ("binary", "bpegasos"): "lsokl.learners.bpegasos:BinaryBPegasos",
-    ("binary", "bsgd-m"): "lsokl.learners.bpegasos:BinaryBSGDM",
-    ("binary", "bsgd-r"): "lsokl.learners.bpegasos:BinaryBSGDR",
-    ("binary", "prjtrn++"): "lsokl.learners.prjtrn:BinaryPRJTRNpp",  # DOGMA's, threshold tuned to B
-    ("binary", "bka-svm"): "lsokl.learners.bkasvm:BKASVM",  # batch (MEKA Table 2)
-    ("binary", "libsvm-subsample"): "lsokl.learners.libsvm_subsample:LIBSVMSubsample",  # batch
-    ("binary", "fastfood-svm"): "lsokl.learners.fastfood_svm:FastfoodSVM",  # batch (MEKA Table 2)
+    ("binary", "pegasos"): "lsokl.learners.pegasos.bpegasos:BinaryPegasos",
+    ("binary", "bpegasos"): "lsokl.learners.pegasos.bpegasos:BinaryBPegasos",
+    ("binary", "bsgd-m"): "lsokl.learners.pegasos.bpegasos:BinaryBSGDM",
+    ("binary", "bsgd-r"): "lsokl.learners.pegasos.bpegasos:BinaryBSGDR",
+    ("binary", "prjtrn++"): "lsokl.learners.pegasos.prjtrn:BinaryPRJTRNpp",  # DOGMA's, threshold tuned to B
+    ("binary", "bka-svm"): "lsokl.learners.batch.bkasvm:BKASVM",  # batch (MEKA Table 2)
+    ("binary", "libsvm-subsample"): "lsokl.learners.batch.libsvm_subsample:LIBSVMSubsample",  # batch
+    ("binary", "fastfood-svm"): "lsokl.learners.batch.fastfood_svm:FastfoodSVM",  # batch (MEKA Table 2)
     # DSG (Dai et al. 2014) and its Fig. 1 baselines: mini-batch learners, holdout protocol.
-    ("binary", "dsg"): "lsokl.learners.dsg:DSG",
-    ("binary", "norma"): "lsokl.learners.kernel_sgd:KernelNORMA",
-    ("binary", "ksdca"): "lsokl.learners.kernel_sgd:KernelSDCA",
-    ("binary", "rpegasos"): "lsokl.learners.feature_linear:RandomFeaturePegasos",
-    ("binary", "rsdca"): "lsokl.learners.feature_linear:RandomFeatureSDCA",
-    ("binary", "npegasos"): "lsokl.learners.feature_linear:NystromPegasos",
-    ("binary", "nsdca"): "lsokl.learners.feature_linear:NystromSDCA",
+    ("binary", "dsg"): "lsokl.learners.stochastic.dsg:DSG",
+    ("binary", "norma"): "lsokl.learners.stochastic.kernel_sgd:KernelNORMA",
+    ("binary", "ksdca"): "lsokl.learners.stochastic.kernel_sgd:KernelSDCA",
+    ("binary", "rpegasos"): "lsokl.learners.stochastic.feature_linear:RandomFeaturePegasos",
+    ("binary", "rsdca"): "lsokl.learners.stochastic.feature_linear:RandomFeatureSDCA",
+    ("binary", "npegasos"): "lsokl.learners.stochastic.feature_linear:NystromPegasos",
+    ("binary", "nsdca"): "lsokl.learners.stochastic.feature_linear:NystromSDCA",
     # Multi-class (spec section 2): one shared support set, one coefficient per (class, SV).
-    ("multiclass", "perceptron"): "lsokl.learners.perceptron:MulticlassPerceptron",
-    ("multiclass", "ogd"): "lsokl.learners.ogd:MulticlassOGD",
-    ("multiclass", "rbp"): "lsokl.learners.rbp:MulticlassRBP",
-    ("multiclass", "forgetron"): "lsokl.learners.forgetron:MulticlassForgetron",
-    ("multiclass", "projectron"): "lsokl.learners.projectron:MulticlassProjectron",
-    ("multiclass", "projectron++"): "lsokl.learners.projectron:MulticlassProjectronPP",
-    ("multiclass", "bpas"): "lsokl.learners.bpas:MulticlassBPAS",
-    ("multiclass", "bogd"): "lsokl.learners.bogd:MulticlassBOGD",
-    ("multiclass", "fogd"): "lsokl.learners.fogd:MulticlassFOGD",
-    ("multiclass", "nogd"): "lsokl.learners.nogd:MulticlassNOGD",
-    ("multiclass", "pegasos"): "lsokl.learners.bpegasos:Pegasos",
-    ("multiclass", "bpegasos"): "lsokl.learners.bpegasos:BPegasos",
-    ("multiclass", "bsgd-m"): "lsokl.learners.bpegasos:BSGDM",
-    ("multiclass", "bsgd-r"): "lsokl.learners.bpegasos:BSGDR",
-    ("multiclass", "prjtrn++"): "lsokl.learners.prjtrn:PRJTRNpp",  # not LSOKL's projectron++
-    ("multiclass", "dsg"): "lsokl.learners.dsg:MulticlassDSG",
+    ("multiclass", "perceptron"): "lsokl.learners.online.perceptron:MulticlassPerceptron",
+    ("multiclass", "ogd"): "lsokl.learners.online.ogd:MulticlassOGD",
+    ("multiclass", "rbp"): "lsokl.learners.online.rbp:MulticlassRBP",
+    ("multiclass", "forgetron"): "lsokl.learners.online.forgetron:MulticlassForgetron",
+    ("multiclass", "projectron"): "lsokl.learners.online.projectron:MulticlassProjectron",
+    ("multiclass", "projectron++"): "lsokl.learners.online.projectron:MulticlassProjectronPP",
+    ("multiclass", "bpas"): "lsokl.learners.online.bpas:MulticlassBPAS",
+    ("multiclass", "bogd"): "lsokl.learners.online.bogd:MulticlassBOGD",
+    ("multiclass", "fogd"): "lsokl.learners.online.fogd:MulticlassFOGD",
+    ("multiclass", "nogd"): "lsokl.learners.online.nogd:MulticlassNOGD",
+    ("multiclass", "pegasos"): "lsokl.learners.pegasos.bpegasos:Pegasos",
+    ("multiclass", "bpegasos"): "lsokl.learners.pegasos.bpegasos:BPegasos",
+    ("multiclass", "bsgd-m"): "lsokl.learners.pegasos.bpegasos:BSGDM",
+    ("multiclass", "bsgd-r"): "lsokl.learners.pegasos.bpegasos:BSGDR",
+    ("multiclass", "prjtrn++"): "lsokl.learners.pegasos.prjtrn:PRJTRNpp",  # not LSOKL's projectron++
+    ("multiclass", "dsg"): "lsokl.learners.stochastic.dsg:MulticlassDSG",
     # Regression (spec section 3): update when |y - f| > epsilon, report the squared loss.
-    ("regression", "perceptron"): "lsokl.learners.perceptron:RegressionPerceptron",
-    ("regression", "ogd"): "lsokl.learners.ogd:RegressionOGD",
-    ("regression", "norma"): "lsokl.learners.norma:NORMA",
-    ("regression", "rbp"): "lsokl.learners.rbp:RegressionRBP",
-    ("regression", "forgetron"): "lsokl.learners.forgetron:RegressionForgetron",
-    ("regression", "projectron"): "lsokl.learners.projectron:RegressionProjectron",
-    ("regression", "bogd"): "lsokl.learners.bogd:RegressionBOGD",
-    ("regression", "fogd"): "lsokl.learners.fogd:RegressionFOGD",
-    ("regression", "nogd"): "lsokl.learners.nogd:RegressionNOGD",
-    ("regression", "dsg"): "lsokl.learners.dsg:RegressionDSG",
+    ("regression", "perceptron"): "lsokl.learners.online.perceptron:RegressionPerceptron",
+    ("regression", "ogd"): "lsokl.learners.online.ogd:RegressionOGD",
+    ("regression", "norma"): "lsokl.learners.online.norma:NORMA",
+    ("regression", "rbp"): "lsokl.learners.online.rbp:RegressionRBP",
+    ("regression", "forgetron"): "lsokl.learners.online.forgetron:RegressionForgetron",
+    ("regression", "projectron"): "lsokl.learners.online.projectron:RegressionProjectron",
+    ("regression", "bogd"): "lsokl.learners.online.bogd:RegressionBOGD",
+    ("regression", "fogd"): "lsokl.learners.online.fogd:RegressionFOGD",
+    ("regression", "nogd"): "lsokl.learners.online.nogd:RegressionNOGD",
+    ("regression", "dsg"): "lsokl.learners.stochastic.dsg:RegressionDSG",
 }
 
 # Kernel approximations (lsokl.approx, MEKA paper): not learners but fitted approximations of the

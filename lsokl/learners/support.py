@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .base import OnlineLearner
-from .kernels import gaussian_gram
-from .stream import Stream
+from ..compute.kernels import gaussian_gram
+from ..compute.stream import Stream
 
 
 class SupportVectorLearner(OnlineLearner):

@@ -116,7 +116,7 @@ def build(job: Job, **overrides):
 
 def random_source(job: Job, learner):
     """The learner's random draws come from the cell's seed unless the config fixed random_state."""
-    from ..learners.randomness import NumpySource
+    from ..compute.randomness import NumpySource
 
     if getattr(learner, "random_state", None) is not None:
         return None

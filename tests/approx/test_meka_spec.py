@@ -6,7 +6,7 @@ import pytest
 
 from lsokl.approx import create
 from lsokl.approx.meka import MEKA, allocate_ranks, dropped_pairs, pinv_psd
-from lsokl.learners.kernels import gaussian_block
+from lsokl.compute.kernels import gaussian_block
 
 
 def dense_gaussian(A, B, gamma):

@@ -10,7 +10,7 @@ from lsokl.approx.clustering import eff_kmeans, meka_kmeans, nearest_centre
 from lsokl.approx.fastfood import fwht_rows
 from lsokl.approx.metrics import block_ranks, numerical_rank, relative_error
 from lsokl.learners import registry
-from lsokl.learners.features import FourierMap, NystromMap
+from lsokl.compute.features import FourierMap, NystromMap
 
 
 def kernel(A, B, gamma):

@@ -1,4 +1,4 @@
-"""Perceptron/OGD played in blocks (lsokl/learners/blocked.py) against the per-sample loop.
+"""Perceptron/OGD played in blocks (lsokl/compute/blocked.py) against the per-sample loop.
 
 The block path must take every decision the per-sample loop takes: same mistakes, same support
 set in the same order, same coefficients, same checkpoint curves. The streams below are built
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lsokl.learners import blocked
-from lsokl.learners.ogd import KernelOGD, MulticlassOGD
-from lsokl.learners.perceptron import KernelPerceptron, MulticlassPerceptron
+from lsokl.compute import blocked
+from lsokl.learners.online.ogd import KernelOGD, MulticlassOGD
+from lsokl.learners.online.perceptron import KernelPerceptron, MulticlassPerceptron
 
 U = 2.0**-53
 
@@ -135,8 +135,8 @@ def test_error_bound_covers_the_block_scores(precision, layout):
     # f from the block path's kernel values (BLAS or the CSR product, then the vectorised exp,
     # in double or in single precision) against f from the loop's kernel rows, on data of a
     # wide dynamic range: the difference stays within the bound E of that precision.
-    from lsokl.learners.kernels import kernel_row
-    from lsokl.learners.stream import Stream
+    from lsokl.compute.kernels import kernel_row
+    from lsokl.compute.stream import Stream
 
     rng = np.random.default_rng(7)
     X = rng.standard_normal((300, 40)) * rng.uniform(0.1, 10, 40)
@@ -235,7 +235,7 @@ def test_single_precision_is_refused_outside_its_range():
     # A value of 1e20 would overflow float32 products: the block path then plays in double.
     X = np.random.default_rng(2).standard_normal((50, 4))
     X[3, 1] = 1e20
-    from lsokl.learners.stream import Stream
+    from lsokl.compute.stream import Stream
 
     model = KernelPerceptron(sigma=2.0)
     model.run(X, np.where(X[:, 0] > 0, 1.0, -1.0), None)
@@ -278,8 +278,8 @@ def _same_regression_run(make, X, y, order):
 
 @pytest.mark.parametrize("kind", ["dense", "offset", "sparse", "binary"])
 def test_regression_blocks_are_the_loop_bit_for_bit(block_sizes, kind):
-    from lsokl.learners.ogd import RegressionOGD
-    from lsokl.learners.perceptron import RegressionPerceptron
+    from lsokl.learners.online.ogd import RegressionOGD
+    from lsokl.learners.online.perceptron import RegressionPerceptron
 
     X, _, order = _binary_stream(kind, 4, n=900)
     Xd = X.toarray() if sp.issparse(X) else X
@@ -289,7 +289,7 @@ def test_regression_blocks_are_the_loop_bit_for_bit(block_sizes, kind):
 
 
 def test_regression_partial_fit_in_blocks_is_the_loop():
-    from lsokl.learners.ogd import RegressionOGD
+    from lsokl.learners.online.ogd import RegressionOGD
 
     rng = np.random.default_rng(6)
     ref, model = RegressionOGD(sigma=2.0, eta=0.2), RegressionOGD(sigma=2.0, eta=0.2)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.bogd import BOGD
-from lsokl.learners.ogd import KernelOGD
-from lsokl.learners.randomness import ReplaySource
+from lsokl.learners.online.bogd import BOGD
+from lsokl.learners.online.ogd import KernelOGD
+from lsokl.compute.randomness import ReplaySource
 from reference_impl import authors_runs as authors
 from reference_impl import bogd as reference
 from reference_impl.tasks_common import octave_draws

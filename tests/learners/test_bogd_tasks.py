@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.bogd import MulticlassBOGD, RegressionBOGD
-from lsokl.learners.randomness import ReplaySource
+from lsokl.learners.online.bogd import MulticlassBOGD, RegressionBOGD
+from lsokl.compute.randomness import ReplaySource
 from reference_impl import authors_runs
 from reference_impl import bogd_tasks as reference
 from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.bpas import BPAS
+from lsokl.learners.online.bpas import BPAS
 from reference_impl import authors_runs as authors
 from reference_impl import bpas as reference
 
@@ -130,7 +130,7 @@ KNOWN_DIVERGENCES = {("paper", 9)}
 @pytest.mark.shared_data
 @pytest.mark.parametrize("setting", ["paper", "script"])
 def test_reproduces_the_fragile_spambase_runs_exactly_but_one(shared_data, reference_runs, setting):
-    """Exact thanks to Octave's arithmetic order in the kernel row (see lsokl.learners.bpas)."""
+    """Exact thanks to Octave's arithmetic order in the kernel row (see lsokl.learners.online.bpas)."""
     X, y, perms = authors.load(shared_data, "spambase")
     rows = authors.rows(reference_runs, "binary", "spambase", "BPA-S", setting)
     for row in rows.itertuples():

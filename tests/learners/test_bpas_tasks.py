@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.bpas import MulticlassBPAS
+from lsokl.learners.online.bpas import MulticlassBPAS
 from reference_impl import bpas_tasks as reference
 from reference_impl.tasks_common import multiclass_stream, replay_authors_runs
 

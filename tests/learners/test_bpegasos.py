@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from lsokl.learners import create
-from lsokl.learners import bpegasos as bp
-from lsokl.learners.randomness import ReplaySource
+from lsokl.learners.pegasos import bpegasos as bp
+from lsokl.compute.randomness import ReplaySource
 from tests.reference_impl import bpegasos as ref
 
 STRATEGIES = ("random", "smallest", "projection", "merge")

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 from lsokl.learners import registry
-from lsokl.learners.params import Num, OneOf
+from lsokl.compute.params import Num, OneOf
 
 # Batch learners (online = False: libsvm, llsvm, and the mini-batch DSG family,
 # checked in test_minibatch_contract.py) have no online pass; tests/learners/test_libsvm.py

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from lsokl.learners import features
-from lsokl.learners.kernels import aligned_copy, aligned_empty, aligned_zeros
-from lsokl.learners.cpu_hints import PREFER_512
+from lsokl.compute import features
+from lsokl.compute.kernels import aligned_copy, aligned_empty, aligned_zeros
+from lsokl.compute.cpu_hints import PREFER_512
 
 
 @njit(cache=False)
@@ -105,7 +105,7 @@ def test_aligned_arrays(shape, dtype):
 def test_fourier_map_and_projections_start_on_cache_lines():
     import scipy.sparse as sp
 
-    from lsokl.learners.stream import Stream
+    from lsokl.compute.stream import Stream
 
     m = features.FourierMap(np.random.default_rng(0).standard_normal((13, 40))[:, ::2])
     assert m.U.ctypes.data % 64 == 0 and m.U.flags.c_contiguous
@@ -120,7 +120,7 @@ def test_fourier_map_and_projections_start_on_cache_lines():
 def test_prefetch_is_only_a_hint(dtype):
     """A prefetch reads nothing (so any index is harmless, past the end included) and changes no
     result; the compiled code does carry it."""
-    from lsokl.learners.cpu_hints import prefetch
+    from lsokl.compute.cpu_hints import prefetch
 
     @njit
     def total(a, ahead):
@@ -142,8 +142,8 @@ def test_prefetch_next_reads_only_inside_the_arrays():
     over whole passes and segments, empty CSR rows and a one-column matrix included."""
     import scipy.sparse as sp
 
-    from lsokl.learners.kernels import prefetch_next
-    from lsokl.learners.stream import Stream
+    from lsokl.compute.kernels import prefetch_next
+    from lsokl.compute.stream import Stream
 
     @njit(boundscheck=True)
     def look_ahead(xs, sqn, y, order, start, stop):

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from lsokl.learners import registry
-from lsokl.learners.dsg import DSG, MulticlassDSG, RegressionDSG, block_features, draw_block
-from lsokl.learners.kernels import gaussian_gram
-from lsokl.learners.minibatch import log_checkpoints, step_size
+from lsokl.learners.stochastic.dsg import DSG, MulticlassDSG, RegressionDSG, block_features, draw_block
+from lsokl.compute.kernels import gaussian_gram
+from lsokl.learners.stochastic.minibatch import log_checkpoints, step_size
 
 def scores(model, X):
     """f(X): decision_function of a classifier, predict of a regressor (which has none)."""
@@ -43,7 +43,7 @@ def test_block_is_a_pure_function_of_seed_and_index():
 
 
 def test_blocks_identical_across_processes():
-    code = ("import numpy as np; from lsokl.learners.dsg import draw_block;"
+    code = ("import numpy as np; from lsokl.learners.stochastic.dsg import draw_block;"
             "W, c = draw_block(np.random.SeedSequence(11), 5, 3, 4, 1.5); print(repr(float(W.sum() + c.sum())))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     W, c = draw_block(np.random.SeedSequence(11), 5, 3, 4, 1.5)
@@ -282,7 +282,7 @@ def test_every_method_learns_a_toy_problem(name):
 
 
 def test_nystrom_features_reuse_the_nogd_map_and_approximate_the_kernel():
-    from lsokl.learners.features import NystromMap
+    from lsokl.compute.features import NystromMap
 
     X, y = toy(n=300, d=3)
     m = registry.create("nsdca", "binary", sigma=1.0, n_components=300, random_state=0).fit(X, y)

@@ -1,4 +1,4 @@
-"""The duplicate-row memo (lsokl/learners/duplicates.py): exact row ids, and learners that give
+"""The duplicate-row memo (lsokl/compute/duplicates.py): exact row ids, and learners that give
 bit-for-bit the same passes with the memo on and off, on streams built to hit it."""
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lsokl.learners import create, duplicates
-from lsokl.learners.stream import Stream
+from lsokl.learners import create
+from lsokl.compute import duplicates
+from lsokl.compute.stream import Stream
 
 
 def repeated_rows(n_distinct=40, n=800, d=6, seed=0, noisy_labels=True):
@@ -140,7 +141,7 @@ def test_memo_gives_the_same_pass_bit_for_bit(name, params, sparse, monkeypatch)
 
 def test_blocked_learners_share_sums_of_repeated_rows(monkeypatch):
     """The blocked Perceptron computes block-start sums once per distinct row of a block."""
-    import lsokl.learners.blocked as blocked
+    import lsokl.compute.blocked as blocked
 
     X, y = repeated_rows(n=1500, noisy_labels=False)
     sizes = []

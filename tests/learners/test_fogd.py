@@ -9,9 +9,9 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.features import BLOCK, sincos
-from lsokl.learners.fogd import FOGD
-from lsokl.learners.randomness import ReplaySource
+from lsokl.compute.features import BLOCK, sincos
+from lsokl.learners.online.fogd import FOGD
+from lsokl.compute.randomness import ReplaySource
 from reference_impl import authors_runs as authors
 from reference_impl import fogd as reference
 
@@ -197,7 +197,7 @@ def test_csr_row_loop_is_the_block_path_bit_for_bit(monkeypatch, average, rows):
     it needs the features; the pass must be the blocked path's to the last bit, on rows that
     repeat (memo hits that still trigger updates included) and on rows that do not (the memo
     off), and with KOL's averaged model."""
-    import lsokl.learners.fogd as fogd_module
+    import lsokl.learners.online.fogd as fogd_module
 
     rng = np.random.default_rng(11)
     base = rng.standard_normal((rows, 30)) * 2.0

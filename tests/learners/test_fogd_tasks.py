@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.fogd import MulticlassFOGD, RegressionFOGD
-from lsokl.learners.randomness import ReplaySource
+from lsokl.learners.online.fogd import MulticlassFOGD, RegressionFOGD
+from lsokl.compute.randomness import ReplaySource
 from reference_impl import authors_runs as authors
 from reference_impl import fogd_tasks as reference
 from reference_impl import tasks_common as common

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.forgetron import PHI_FLOOR, Forgetron
-from lsokl.learners.perceptron import KernelPerceptron
+from lsokl.learners.online.forgetron import PHI_FLOOR, Forgetron
+from lsokl.learners.online.perceptron import KernelPerceptron
 from reference_impl import authors_runs as authors
 from reference_impl import forgetron as reference
 

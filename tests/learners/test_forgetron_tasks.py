@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.forgetron import MulticlassForgetron, RegressionForgetron
+from lsokl.learners.online.forgetron import MulticlassForgetron, RegressionForgetron
 from reference_impl import forgetron_tasks as reference
 from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs
 

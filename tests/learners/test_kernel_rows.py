@@ -7,8 +7,8 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from lsokl.learners.kernels import dots_with_svs, kernel_row
-from lsokl.learners.stream import Stream
+from lsokl.compute.kernels import dots_with_svs, kernel_row
+from lsokl.compute.stream import Stream
 
 
 def rows_with_every_length(n=60, d=23, seed=11, scales=(1e-3, 1.0, 1e3)):

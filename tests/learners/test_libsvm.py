@@ -9,9 +9,9 @@ import pytest
 import scipy.sparse as sp
 
 from lsokl.learners import registry
-from lsokl.learners.batch import FitTimeLimitError, call_with_time_limit
-from lsokl.learners.kernels import gaussian_gram
-from lsokl.learners.libsvm import LIBSVM
+from lsokl.learners.batch.common import FitTimeLimitError, call_with_time_limit
+from lsokl.compute.kernels import gaussian_gram
+from lsokl.learners.batch.libsvm import LIBSVM
 
 
 def _data(n=300, d=5, seed=0):

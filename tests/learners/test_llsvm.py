@@ -8,8 +8,8 @@ import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
 from lsokl.learners import registry
-from lsokl.learners.kernels import gaussian_gram
-from lsokl.learners.llsvm import LLSVM, dual_cd_hinge
+from lsokl.compute.kernels import gaussian_gram
+from lsokl.learners.batch.llsvm import LLSVM, dual_cd_hinge
 
 
 def _blobs(n=300, d=4, seed=0, gap=2.5):

@@ -11,8 +11,8 @@ import pytest
 import scipy.sparse as sp
 
 from lsokl.learners import registry
-from lsokl.learners.minibatch import MinibatchLearner
-from lsokl.learners.params import Num, OneOf
+from lsokl.learners.stochastic.minibatch import MinibatchLearner
+from lsokl.compute.params import Num, OneOf
 
 MINIBATCH = [(t, n) for t, n in sorted(registry.LEARNERS)
              if issubclass(registry.get(n, t), MinibatchLearner)]

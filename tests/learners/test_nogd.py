@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.nogd import NOGD
-from lsokl.learners.ogd import KernelOGD
+from lsokl.learners.online.nogd import NOGD
+from lsokl.learners.online.ogd import KernelOGD
 from reference_impl import authors_runs as authors
 from reference_impl import nogd as reference
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.nogd import MulticlassNOGD, RegressionNOGD
+from lsokl.learners.online.nogd import MulticlassNOGD, RegressionNOGD
 from reference_impl import authors_runs as authors
 from reference_impl import nogd_tasks as reference
 from reference_impl import tasks_common as common

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.norma import NORMA
+from lsokl.learners.online.norma import NORMA
 from reference_impl import norma as reference
 from reference_impl.tasks_common import regression_stream, replay_authors_runs
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.ogd import KernelOGD
+from lsokl.learners.online.ogd import KernelOGD
 from reference_impl import authors_runs as authors
 from reference_impl import ogd as reference
 

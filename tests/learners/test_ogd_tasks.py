@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.ogd import MulticlassOGD, RegressionOGD
+from lsokl.learners.online.ogd import MulticlassOGD, RegressionOGD
 from reference_impl import authors_runs
 from reference_impl import ogd_tasks as reference
 from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs

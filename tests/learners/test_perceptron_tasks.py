@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.perceptron import MulticlassPerceptron, RegressionPerceptron
+from lsokl.learners.online.perceptron import MulticlassPerceptron, RegressionPerceptron
 from reference_impl import perceptron_tasks as reference
 from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs
 

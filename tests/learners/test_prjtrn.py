@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lsokl.learners import registry
-from lsokl.learners.prjtrn import EPS, BinaryPRJTRNpp, PRJTRNpp, budget_tolerance
+from lsokl.learners.pegasos.prjtrn import EPS, BinaryPRJTRNpp, PRJTRNpp, budget_tolerance
 
 
 def _blobs(n=240, d=3, c=4, seed=0, noise=0.25):

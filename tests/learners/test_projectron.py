@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.perceptron import KernelPerceptron
-from lsokl.learners.projectron import Projectron, ProjectronPP
+from lsokl.learners.online.perceptron import KernelPerceptron
+from lsokl.learners.online.projectron import Projectron, ProjectronPP
 from reference_impl import authors_runs as authors
 from reference_impl import projectron as reference
 

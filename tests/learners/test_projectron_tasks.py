@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.projectron import (MulticlassProjectron, MulticlassProjectronPP,
+from lsokl.learners.online.projectron import (MulticlassProjectron, MulticlassProjectronPP,
                                        RegressionProjectron)
 from reference_impl import authors_runs as authors
 from reference_impl import projectron_tasks as reference

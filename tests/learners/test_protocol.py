@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from lsokl.learners import create
-from lsokl.learners import perceptron as perceptron_module
+from lsokl.learners.online import perceptron as perceptron_module
 from lsokl.learners.base import checkpoint_steps
 
 

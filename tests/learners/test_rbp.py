@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lsokl.learners.perceptron import KernelPerceptron
-from lsokl.learners.randomness import ReplaySource
-from lsokl.learners.rbp import RBP
+from lsokl.learners.online.perceptron import KernelPerceptron
+from lsokl.compute.randomness import ReplaySource
+from lsokl.learners.online.rbp import RBP
 from reference_impl import authors_runs as authors
 from reference_impl import rbp as reference
 from reference_impl.tasks_common import octave_draws

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from lsokl.learners.randomness import ReplaySource
-from lsokl.learners.rbp import MulticlassRBP, RegressionRBP
+from lsokl.compute.randomness import ReplaySource
+from lsokl.learners.online.rbp import MulticlassRBP, RegressionRBP
 from reference_impl import rbp_tasks as reference
 from reference_impl.tasks_common import multiclass_stream, regression_stream, replay_authors_runs
 

@@ -1,4 +1,4 @@
-"""Stream.reuse (lsokl/learners/stream.py): a worker playing many cells on one memory-mapped data
+"""Stream.reuse (lsokl/compute/stream.py): a worker playing many cells on one memory-mapped data
 set builds its Stream (and row ids) once. Reuse must never hand out a Stream for other content,
 and a reused Stream must give the same passes as a fresh one."""
 from __future__ import annotations
@@ -8,8 +8,9 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from lsokl.learners import create, stream as stream_module
-from lsokl.learners.stream import Stream, data_key
+from lsokl.learners import create
+from lsokl.compute import stream as stream_module
+from lsokl.compute.stream import Stream, data_key
 
 
 def _memmap(tmp_path, name, a):

@@ -1,4 +1,4 @@
-"""The support window of the blocked Perceptron/OGD (lsokl/learners/window.py).
+"""The support window of the blocked Perceptron/OGD (lsokl/compute/window.py).
 
 Stage 1 sums a sample's block-start score over the support vectors within w of it on one wide
 feature; every left-out term is below exp(-c w^2) exactly, the guard's bound grows by that, and
@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lsokl.learners import blocked, window
-from lsokl.learners.kernels import kernel_row
-from lsokl.learners.ogd import KernelOGD
-from lsokl.learners.perceptron import KernelPerceptron
-from lsokl.learners.stream import Stream
+from lsokl.compute import blocked
+from lsokl.compute import window
+from lsokl.compute.kernels import kernel_row
+from lsokl.learners.online.ogd import KernelOGD
+from lsokl.learners.online.perceptron import KernelPerceptron
+from lsokl.compute.stream import Stream
 
 from test_blocked import _same_run, block_sizes  # noqa: F401  (fixture)
 

@@ -85,7 +85,7 @@ def replay_authors_runs(shared_data, reference_runs, task, dataset, algorithm, m
                         setting="script", draws_budget=None):
     """Run ``make()`` on each of the 20 permutations the authors ran and compare exactly; with
     ``draws_budget``, removals replay Octave's ``randperm`` stream for seed = perm."""
-    from lsokl.learners.randomness import ReplaySource
+    from lsokl.compute.randomness import ReplaySource
 
     from . import authors_runs
 

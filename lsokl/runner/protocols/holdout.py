@@ -245,7 +245,7 @@ def _score(job, learner, data) -> float:
 
 
 def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
-    """Mini-batch learners (DSG and its baselines, ``lsokl.learners.minibatch``): one call trains
+    """Mini-batch learners (DSG and its baselines, ``lsokl.learners.stochastic.minibatch``): one call trains
     over the epochs' permutations and keeps **running test scores**, so the record gets the test
     error (RMSE and MAE for regression) at ~15 log-spaced checkpoints of "training samples seen"
     (``holdout.curve``) at the cost of one extra block product per step. Training time excludes
@@ -283,7 +283,7 @@ def _train_batch(job, learner, data) -> float:
     X, y = data.X[order], np.asarray(data.y)[order]
     if job.timeout is not None and getattr(learner, "time_limit", False) is None:
         # a C solver (libsvm, LIBLINEAR) never returns to Python, so the alarm cannot stop it:
-        # the learner's own hard limit does (lsokl.learners.batch), failing the cell with the reason
+        # the learner's own hard limit does (lsokl.learners.batch.common), failing the cell with the reason
         learner.set_params(time_limit=job.timeout)
     if "random_state" in learner.get_params() and learner.random_state is None:
         learner.set_params(random_state=np.random.SeedSequence(list(job.seed_entropy)))  # the cell's seed

@@ -41,11 +41,11 @@ import math
 import numpy as np
 from numba import njit
 
-from .base import SEED, SIGMA
-from .kernels import JIT, gaussian_gram, kernel_between_slots, kernel_row, store_row
-from .params import Num, OneOf
-from .randomness import PositionBuffer
-from .support import SupportVectorLearner
+from ..base import SEED, SIGMA
+from ...compute.kernels import JIT, gaussian_gram, kernel_between_slots, kernel_row, store_row
+from ...compute.params import Num, OneOf
+from ...compute.randomness import PositionBuffer
+from ..support import SupportVectorLearner
 
 RANDOM, SMALLEST, PROJECTION, MERGE = 0, 1, 2, 3
 STRATEGIES = {"random": RANDOM, "smallest": SMALLEST, "projection": PROJECTION, "merge": MERGE}

@@ -15,12 +15,12 @@ import math
 
 from numba import njit
 
-from .base import SEED, SIGMA
-from .kernels import JIT, append_slot, evict_and_reuse, prefetch_next, store_row
-from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
-from .randomness import PositionBuffer
-from .support import SupportVectorLearner
-from .tasks import OLDEST_REMOVAL, RANDOM_REMOVAL, MulticlassTask, RegressionTask, observe_binary
+from ..base import SEED, SIGMA
+from ...compute.kernels import JIT, append_slot, evict_and_reuse, prefetch_next, store_row
+from ...compute.params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
+from ...compute.randomness import PositionBuffer
+from ..support import SupportVectorLearner
+from ...compute.tasks import OLDEST_REMOVAL, RANDOM_REMOVAL, MulticlassTask, RegressionTask, observe_binary
 
 
 @njit(**JIT)

@@ -27,12 +27,12 @@ import time
 
 import numpy as np
 
-from .features import FourierMap, NystromMap
-from .kernels import gaussian_gram
+from ...compute.features import FourierMap, NystromMap
+from ...compute.kernels import gaussian_gram
 from .minibatch import BATCH, MinibatchLearner
-from .params import POSITIVE, Seed
-from .randomness import NumpySource
-from .stream import Stream
+from ...compute.params import POSITIVE, Seed
+from ...compute.randomness import NumpySource
+from ...compute.stream import Stream
 
 
 class _LinearOnFeatures(MinibatchLearner):

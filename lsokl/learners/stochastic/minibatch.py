@@ -33,8 +33,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..errors import UnknownNameError, unknown_name_message
-from .params import Num, OneOf
+from ...errors import UnknownNameError, unknown_name_message
+from ...compute.params import Num, OneOf
 
 SCHEDULES = ("inv_t", "inv_sqrt", "const", "matlab")
 BATCH = Num(1, math.inf, "left", integer=True)
@@ -138,7 +138,7 @@ class MinibatchLearner(BaseEstimator):
     poor_score: ClassVar[str] = ""
 
     def __sklearn_tags__(self):
-        from .base import task_tags
+        from ..base import task_tags
 
         return task_tags(self)
 

@@ -46,7 +46,7 @@ from numba import njit
 from scipy.special import expit
 
 from .minibatch import BATCH, BlockModel, Schedule
-from .params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
+from ...compute.params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
 
 FORMS = ("paper", "matlab", "gpu")
 TWO_PI = 2.0 * math.pi

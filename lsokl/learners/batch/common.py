@@ -25,7 +25,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .params import Num
+from ...compute.params import Num
 
 TIME_LIMIT = Num(0, np.inf, "neither", allow_none=True)
 
@@ -115,7 +115,7 @@ class BatchClassifier(ClassifierMixin, BaseEstimator):
     poor_score: ClassVar[str] = ""
 
     def __sklearn_tags__(self):
-        from .base import LearnerTags
+        from ..base import LearnerTags
 
         base = super().__sklearn_tags__()
         tags = LearnerTags(**{f: getattr(base, f) for f in type(base).__dataclass_fields__})

@@ -35,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .blocked import EXP_JIT, exp_nonpositive_in_place
+from .fastexp import EXP_JIT, exp_nonpositive_in_place
 from .kernels import JIT, dot
 
 #: the window's half-width w solves c w^2 = TAIL_EXPONENT (module docstring: the trade-off)

@@ -23,12 +23,12 @@ import math
 import numpy as np
 from numba import njit
 
-from .base import SIGMA
-from .kernels import JIT, append_slot, kernel_row, prefetch_next, store_row
-from .params import BUDGET, POSITIVE
-from .support import SupportVectorLearner
-from .duplicates import memo_for
-from .tasks import (MulticlassTask, class_scores, multiclass_hinge, observe_binary_memo,
+from ..base import SIGMA
+from ...compute.kernels import JIT, append_slot, kernel_row, prefetch_next, store_row
+from ...compute.params import BUDGET, POSITIVE
+from ..support import SupportVectorLearner
+from ...compute.duplicates import memo_for
+from ...compute.tasks import (MulticlassTask, class_scores, multiclass_hinge, observe_binary_memo,
                     refresh_row, store_pair, top_two)
 
 

@@ -39,13 +39,13 @@ import numpy as np
 from numba import njit
 from sklearn.base import RegressorMixin
 
-from .base import SIGMA, VARIANT
-from .kernels import JIT, append_slot, kernel_row, prefetch_next, store_row
-from .params import BUDGET, NON_NEGATIVE, POSITIVE
-from .support import SupportVectorLearner
-from .tasks import REGRESSION_POOR_SCORE
-from .duplicates import NO_MEMO, memo_for
-from .tasks import (multiclass_hinge, observe_binary_memo, observe_multiclass, observe_regression,
+from ..base import SIGMA, VARIANT
+from ...compute.kernels import JIT, append_slot, kernel_row, prefetch_next, store_row
+from ...compute.params import BUDGET, NON_NEGATIVE, POSITIVE
+from ..support import SupportVectorLearner
+from ...compute.tasks import REGRESSION_POOR_SCORE
+from ...compute.duplicates import NO_MEMO, memo_for
+from ...compute.tasks import (multiclass_hinge, observe_binary_memo, observe_multiclass, observe_regression,
                     refresh_row, store_pair)
 
 RESIDUAL_FLOOR = 1e-10

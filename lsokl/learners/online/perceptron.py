@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from .base import SIGMA
-from .blocked import PERCEPTRON, BlockedPlay
-from .kernels import JIT, append_slot, prefetch_next, store_row
-from .params import NON_NEGATIVE, POSITIVE
-from .support import SupportVectorLearner
-from .tasks import MulticlassTask, RegressionTask, observe_binary
+from ..base import SIGMA
+from ...compute.blocked import PERCEPTRON, BlockedPlay
+from ...compute.kernels import JIT, append_slot, prefetch_next, store_row
+from ...compute.params import NON_NEGATIVE, POSITIVE
+from ..support import SupportVectorLearner
+from ...compute.tasks import MulticlassTask, RegressionTask, observe_binary
 
 
 @njit(**JIT)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from numba import njit
 
-from .base import SEED, SIGMA
-from .kernels import JIT, append_slot, evict_and_reuse, prefetch_next, store_row
-from .params import BUDGET, NON_NEGATIVE, POSITIVE
-from .randomness import PositionBuffer
-from .support import SupportVectorLearner
-from .duplicates import memo_for
-from .tasks import RANDOM_REMOVAL, MulticlassTask, RegressionTask, observe_binary_memo
+from ..base import SEED, SIGMA
+from ...compute.kernels import JIT, append_slot, evict_and_reuse, prefetch_next, store_row
+from ...compute.params import BUDGET, NON_NEGATIVE, POSITIVE
+from ...compute.randomness import PositionBuffer
+from ..support import SupportVectorLearner
+from ...compute.duplicates import memo_for
+from ...compute.tasks import RANDOM_REMOVAL, MulticlassTask, RegressionTask, observe_binary_memo
 
 
 @njit(**JIT)

@@ -23,7 +23,7 @@ What the libraries do, and what is written here:
   assignment no longer changes, after which further Lloyd steps are no-ops, so it does the same
   iterations. One difference is kept: an empty cluster is moved to the point farthest from its
   centre (scikit-learn) instead of a uniformly random row (BudgetedSVM).
-* the mapping: the Nystrom map of NOGD (:class:`lsokl.learners.features.NystromMap`) with the
+* the mapping: the Nystrom map of NOGD (:class:`lsokl.compute.features.NystromMap`) with the
   eigenvalue-cut matrix of :meth:`NystromMap.eigen_cut_map`; nothing is copied.
 * chunk 1: :class:`sklearn.svm.LinearSVC` (``loss="hinge"``, ``dual=True``,
   ``fit_intercept=False``, ``C``, ``tol``, ``max_iter``) *is* LIBLINEAR's solver and starts from
@@ -50,12 +50,12 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import SEED, SIGMA
-from .batch import TIME_LIMIT, BatchClassifier, call_with_time_limit
-from .features import NystromMap
-from .kernels import JIT, gaussian_gram
-from .params import BUDGET, POSITIVE, Num, OneOf
-from .stream import Stream
+from ..base import SEED, SIGMA
+from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
+from ...compute.features import NystromMap
+from ...compute.kernels import JIT, gaussian_gram
+from ...compute.params import BUDGET, POSITIVE, Num, OneOf
+from ...compute.stream import Stream
 
 
 @njit(**JIT)

@@ -35,14 +35,14 @@ import numpy as np
 from numba import njit
 from sklearn.base import RegressorMixin
 
-from .base import SEED, SIGMA, OnlineLearner
-from .duplicates import NO_MEMO, BlockRepeats, memo_for, memo_lookup, memo_store
-from .cpu_hints import prefetch, prefetch_next_csr_rows
-from .features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
+from ..base import SEED, SIGMA, OnlineLearner
+from ...compute.duplicates import NO_MEMO, BlockRepeats, memo_for, memo_lookup, memo_store
+from ...compute.cpu_hints import prefetch, prefetch_next_csr_rows
+from ...compute.features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
                        fourier_from_projections, multiclass_linear_step, regression_linear_step,
                        sincos)
-from .kernels import JIT, aligned_zeros
-from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
+from ...compute.kernels import JIT, aligned_zeros
+from ...compute.params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 
 
 # Binary float64 FOGD on CSR rows: project each row inside one compiled loop, when needed
@@ -302,7 +302,7 @@ class FOGD(OnlineLearner):
 
     def features(self, X) -> np.ndarray:
         """z(x) for every row of X, (n, 2D): the fitted feature map, for reuse and tests."""
-        from .stream import Stream
+        from ...compute.stream import Stream
 
         self._check_fitted()
         return self.map_.transform(Stream(X))

@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .features import csr_rows_times_dense, exp_neg_sqdist
-from .kernels import gaussian_gram
+from ...compute.features import csr_rows_times_dense, exp_neg_sqdist
+from ...compute.kernels import gaussian_gram
 from .minibatch import BATCH, BlockModel, Schedule, step_size
-from .params import NON_NEGATIVE, POSITIVE
+from ...compute.params import NON_NEGATIVE, POSITIVE
 
 
 def _dense(Xb) -> np.ndarray:
@@ -105,7 +105,7 @@ class KernelNORMA(_KernelBlocks):
     batch-averaged, no truncation: DSG with the exact kernel (spec section 6).
 
     Parameters: ``sigma``, ``nu`` (decay (1 - gamma_t nu)), ``batch_size``, and the step size
-    ``schedule``/``theta``/``t0``/``eta1`` exactly as :class:`lsokl.learners.dsg.DSG`.
+    ``schedule``/``theta``/``t0``/``eta1`` exactly as :class:`lsokl.learners.stochastic.dsg.DSG`.
     """
 
     name = "norma"

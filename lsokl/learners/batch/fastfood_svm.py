@@ -18,9 +18,9 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import SEED, SIGMA
-from .batch import TIME_LIMIT, BatchClassifier, call_with_time_limit
-from .params import POSITIVE, Num
+from ..base import SEED, SIGMA
+from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
+from ...compute.params import POSITIVE, Num
 
 
 class FastfoodSVM(BatchClassifier):
@@ -43,7 +43,7 @@ class FastfoodSVM(BatchClassifier):
         self.time_limit = time_limit
 
     def fit(self, X, y):
-        from ..approx.fastfood import Fastfood
+        from ...approx.fastfood import Fastfood
 
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)

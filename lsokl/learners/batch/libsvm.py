@@ -12,7 +12,7 @@ gamma is 1 / (2 sigma^2).
 
 ``time_limit`` (seconds, optional) stops a fit that runs too long (see :mod:`.batch`): libsvm's
 C loop cannot be interrupted, so the fit then runs in a forked child that is killed at the
-limit, and ``fit`` raises :class:`~lsokl.learners.batch.FitTimeLimitError`.
+limit, and ``fit`` raises :class:`~lsokl.learners.batch.common.FitTimeLimitError`.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ import numpy as np
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import SIGMA
-from .batch import TIME_LIMIT, BatchClassifier, call_with_time_limit
-from .params import POSITIVE, Num, OneOf
+from ..base import SIGMA
+from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
+from ...compute.params import POSITIVE, Num, OneOf
 
 
 class LIBSVM(BatchClassifier):

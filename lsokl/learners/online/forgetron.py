@@ -25,12 +25,12 @@ import math
 import numpy as np
 from numba import njit
 
-from .base import SIGMA, VARIANT
-from .kernels import JIT, append_slot, evict_and_reuse, kernel_between_slots, prefetch_next, store_row
-from .params import BUDGET, NON_NEGATIVE, POSITIVE
-from .support import SupportVectorLearner
-from .duplicates import memo_for
-from .tasks import (MulticlassTask, RegressionTask, observe_binary_memo, observe_multiclass,
+from ..base import SIGMA, VARIANT
+from ...compute.kernels import JIT, append_slot, evict_and_reuse, kernel_between_slots, prefetch_next, store_row
+from ...compute.params import BUDGET, NON_NEGATIVE, POSITIVE
+from ..support import SupportVectorLearner
+from ...compute.duplicates import memo_for
+from ...compute.tasks import (MulticlassTask, RegressionTask, observe_binary_memo, observe_multiclass,
                     observe_regression, predict_oldest_first, refresh_row, regression_coefficient,
                     scale_coefficients, scale_columns, store_pair)
 

@@ -10,7 +10,7 @@ the decay, not removal, keeps old coefficients small. Defaults are the authors' 
 """
 from __future__ import annotations
 
-from .params import NON_NEGATIVE, POSITIVE, Num
+from ...compute.params import NON_NEGATIVE, POSITIVE, Num
 from .perceptron import RegressionPerceptron
 
 

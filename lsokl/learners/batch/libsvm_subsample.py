@@ -1,6 +1,6 @@
 """LIBSVM on a random subsample of the training set: the "LIBSVM (subsample)" row of MEKA Table 2
 (a random 1/5 of the training points, then the exact solver). Everything else is
-:class:`lsokl.learners.libsvm.LIBSVM`.
+:class:`lsokl.learners.batch.libsvm.LIBSVM`.
 
 A class the uniform draw misses (only possible on tiny training sets; on the paper's sets 1/5 of
 the rows holds every class) gets one random row of its own added afterwards, so the model knows
@@ -11,13 +11,13 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from .base import SEED
+from ..base import SEED
 from .libsvm import LIBSVM
-from .params import Num
+from ...compute.params import Num
 
 
 class LIBSVMSubsample(LIBSVM):
-    """:class:`~lsokl.learners.libsvm.LIBSVM` trained on ``fraction`` of the rows, drawn
+    """:class:`~lsokl.learners.batch.libsvm.LIBSVM` trained on ``fraction`` of the rows, drawn
     uniformly without replacement with ``random_state``."""
 
     name = "libsvm-subsample"

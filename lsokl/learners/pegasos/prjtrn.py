@@ -47,11 +47,11 @@ from collections import OrderedDict
 import numpy as np
 from numba import njit
 
-from .base import SIGMA
-from .kernels import JIT, kernel_row, store_row
-from .params import Num
-from .support import SupportVectorLearner
-from .tasks import top_two
+from ..base import SIGMA
+from ...compute.kernels import JIT, kernel_row, store_row
+from ...compute.params import Num
+from ..support import SupportVectorLearner
+from ...compute.tasks import top_two
 
 EPS = float(np.finfo(np.float64).eps)  # MATLAB's eps: a residual below it projects, per class
 ETA_RANGE = (1e-6, 1.0)
@@ -238,7 +238,7 @@ class PRJTRNpp(SupportVectorLearner):
         """Search the threshold on the stream ``X[order]`` (labels as :meth:`run` takes them) and
         fix it for every later fit/run of this instance (the holdout protocol passes the stream
         of permutation 1, so every permutation uses that eta). Returns the search record."""
-        from .stream import Stream
+        from ...compute.stream import Stream
 
         stream = Stream(X)
         order = np.arange(stream.n_samples, dtype=np.int64) if order is None else \
@@ -372,7 +372,7 @@ class PRJTRNpp(SupportVectorLearner):
         out = np.zeros((stream.n_samples, self.n_classes_))
         if m == 0:
             return out
-        from .kernels import gaussian_gram
+        from ...compute.kernels import gaussian_gram
 
         X = stream.csr if stream.is_sparse else stream.dense
         step = max(1, int(2 ** 24 // m))  # row blocks: no n x #SV matrix for a large test set

@@ -30,9 +30,9 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import SEED, SIGMA
-from .batch import TIME_LIMIT, BatchClassifier, call_with_time_limit
-from .params import POSITIVE, Num
+from ..base import SEED, SIGMA
+from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
+from ...compute.params import POSITIVE, Num
 
 
 class BKASVM(BatchClassifier):

@@ -30,15 +30,15 @@ import numpy as np
 from numba import njit
 from sklearn.base import RegressorMixin
 
-from .base import SIGMA, VARIANT, round_half_up
-from .duplicates import BlockRepeats
-from .features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
+from ..base import SIGMA, VARIANT, round_half_up
+from ...compute.duplicates import BlockRepeats
+from ...compute.features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
                        regression_linear_step)
-from .kernels import JIT, append_slot, gaussian_gram, prefetch_next, store_row
-from .params import BUDGET, NON_NEGATIVE, POSITIVE, Num
-from .support import SupportVectorLearner
-from .tasks import REGRESSION_POOR_SCORE
-from .tasks import (multiclass_hinge, observe_binary, observe_multiclass, observe_regression,
+from ...compute.kernels import JIT, append_slot, gaussian_gram, prefetch_next, store_row
+from ...compute.params import BUDGET, NON_NEGATIVE, POSITIVE, Num
+from ..support import SupportVectorLearner
+from ...compute.tasks import REGRESSION_POOR_SCORE
+from ...compute.tasks import (multiclass_hinge, observe_binary, observe_multiclass, observe_regression,
                     store_pair)
 
 EIGEN_FLOOR = 1e-12
@@ -275,7 +275,7 @@ class NOGD(SupportVectorLearner):
 
     def features(self, X) -> np.ndarray:
         """z(x) = M k(x) for every row of X (after the switch)."""
-        from .stream import Stream
+        from ...compute.stream import Stream
 
         if not getattr(self, "switched_", False):
             raise ValueError("NOGD has no Nystrom map yet: it is built at the first margin error "
