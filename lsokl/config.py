@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError, UnknownNameError, closest
-from .yamlio import DuplicateKeyError, UniqueKeyLoader
+from .yamlio import AliasBombError, DuplicateKeyError, UniqueKeyLoader
 
 TASKS = ("binary", "multiclass", "regression")
 SCALES = ("none", "minmax", "minmax_pm1", "standard", "zscore")
@@ -384,7 +384,7 @@ def load_config(path: str | Path, *, max_cells: int | None = None) -> Experiment
         raise ConfigError(f"{path}: no such config file")
     try:
         raw = yaml.load(path.read_text(), Loader=_Loader)
-    except DuplicateKeyError as exc:
+    except (DuplicateKeyError, AliasBombError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None

@@ -1,0 +1,68 @@
+"""Config bombs and hopeless splits refused at load time with one line (issue 23 items 7-10)."""
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+from lsokl.config import load_config
+from lsokl.errors import ConfigError
+
+BASE = """
+name: t
+task: binary
+permutations: 1
+datasets:
+  breast_cancer: {}
+algorithms:
+  perceptron: {}
+"""
+
+
+def _write(tmp_path, text, name="c.yaml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def _alias_bomb(levels=9):
+    lines = ['  a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, levels):
+        refs = ",".join([f"*a{i - 1}"] * 9)
+        lines.append(f"  a{i}: &a{i} [{refs}]")
+    return "description:\n" + "\n".join(lines) + "\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_at_load_in_one_line(tmp_path):
+    bomb = _alias_bomb()
+    assert len(bomb) < 600  # ~9**9 = 387M strings once expanded
+    p = _write(tmp_path, BASE + bomb)
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError) as err:
+        load_config(p)
+    assert time.perf_counter() - t0 < 5
+    msg = str(err.value)
+    assert "\n" not in msg and "alias" in msg and "c.yaml" in msg and "nodes" in msg
+
+
+def test_a_recursive_alias_is_refused(tmp_path):
+    p = _write(tmp_path, BASE + "description: &d [note, *d]\n")  # was: a traceback when hashing
+    with pytest.raises(ConfigError) as err:
+        load_config(p)
+    assert "infinite document" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_ordinary_anchors_and_merge_keys_still_load(tmp_path):
+    p = _write(tmp_path, """
+        name: t
+        task: binary
+        permutations: 1
+        datasets:
+          breast_cancer: {}
+        algorithms:
+          ogd: &common {eta: 0.2, sigma: 4}
+          fogd: {<<: *common, eta: 0.02}
+        """)
+    exp = load_config(p)
+    assert {c.algorithm: c.param_dict["eta"] for c in exp.cells} == {"ogd": 0.2, "fogd": 0.02}
