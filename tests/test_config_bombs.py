@@ -66,3 +66,51 @@ def test_ordinary_anchors_and_merge_keys_still_load(tmp_path):
         """)
     exp = load_config(p)
     assert {c.algorithm: c.param_dict["eta"] for c in exp.cells} == {"ogd": 0.2, "fogd": 0.02}
+
+
+APPROX = """
+name: approx
+seed: 2
+permutations: 1
+protocol: approximation
+rows: full
+datasets:
+  digits: {scale: minmax, max_samples: 300}
+defaults: {rank: 8, gamma: 0.05}
+algorithms:
+"""
+
+
+@pytest.mark.parametrize("entry, key", [
+    ("knys: {kmeans_iterations: 1000000000}", "algorithms.knys.kmeans_iterations"),
+    ("rnys: {power_iterations: 1000000000}", "algorithms.rnys.power_iterations"),
+])
+def test_absurd_iteration_counts_are_refused_at_config_time(tmp_path, entry, key):
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, APPROX + f"  {entry}\n"))
+    assert key in str(err.value) and "\n" not in str(err.value)
+
+
+def test_knys_kmeans_stops_at_a_fixed_point(monkeypatch):
+    """eff_kmeans used to run every requested Lloyd step; now it stops when a step changes no
+    centre, with exactly the centres of the full count."""
+    import numpy as np
+
+    from lsokl.approx import clustering
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.1, size=(40, 2)) for c in (0.0, 3.0, 6.0)])
+    full = clustering.eff_kmeans(X, 6, np.random.default_rng(1), iterations=60)
+    calls = []
+    real = clustering.nearest_centre
+
+    def counting(*a, **k):
+        calls.append(1)
+        if len(calls) > 100:
+            raise AssertionError("eff_kmeans did not stop at convergence")
+        return real(*a, **k)
+
+    monkeypatch.setattr(clustering, "nearest_centre", counting)
+    fast = clustering.eff_kmeans(X, 6, np.random.default_rng(1), iterations=10**9)
+    assert len(calls) < 60
+    np.testing.assert_array_equal(fast, full)
