@@ -431,6 +431,7 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
         v.fail("algorithms", "is empty")
     algorithms: dict[str, tuple] = {}
     select_of: dict[str, tuple] = {}
+    select_key_of: dict[str, str] = {}
     perms_of: dict[str, int] = {}
     for label, entry in algos.items():
         key = _join("algorithms", label)
@@ -450,10 +451,12 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
             v.fail(_join(key, LEARNER_KEY) if LEARNER_KEY in (algos[label] or {}) else key, str(exc))
         algorithms[label] = (lname, cls, entry, {k: _join(key, k) for k in entry})
         select_of[label] = _select(v, protocol_name, _join(key, SELECT_KEY), select_raw, cls, lname)
+        select_key_of[label] = _join(key, SELECT_KEY)
         if select_raw is None and top.get(SELECT_KEY) is not None and cls is not None:
             wanted = set(top[SELECT_KEY] or {}) - {"by", *_select_option_names()}
             if wanted <= set(cls._get_param_names()):  # the top-level select reaches learners that have the params
                 select_of[label] = _select(v, protocol_name, SELECT_KEY, top[SELECT_KEY], cls, lname)
+                select_key_of[label] = SELECT_KEY
 
     warnings: list[str] = []
     from .runner import protocols
@@ -516,6 +519,7 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                                         entry.get("permutation_source", perm_source), PERMUTATION_SOURCES),
         )
         datasets[dname] = spec
+        sizes = _check_split_sizes(v, dkey, entry, spec, protocol_name, protocol_options)
         ddefaults = dict(v.mapping(_join(dkey, "defaults"), entry.get("defaults")))
         ddefault_paths = {k: _join(_join(dkey, "defaults"), k) for k in ddefaults}
         if "budgets" in entry:
@@ -574,6 +578,8 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                                    f"(got {merged.get(k)!r})")
                         sel[k] = tuple(merged[k])
                 selected = tuple(sorted(sel.items()))
+            if selected and sizes is not None:
+                _check_select_sizes(v, select_key_of[label], dict(selected), sizes, dname)
             for k in dict(selected):
                 merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
             planned += settings_count(merged) * n_perms
@@ -684,6 +690,56 @@ def _dataset_options(v: _Validator, dkey: str, entry: dict, protocol_name: str) 
         if k in entry and k not in given:
             v.fail(_join(dkey, k), "only means something with `protocol: approximation`")
     return tuple(sorted(module.check_options(v.fail, dkey, given).items())) if given else ()
+
+
+def _check_split_sizes(v: _Validator, dkey: str, entry: dict, spec: DatasetSpec, protocol: str,
+                       options: dict) -> tuple[int, int] | None:
+    """Refuse a holdout ``test_fraction`` or a KRR ``test_fraction`` that leaves a part too small for the
+    dataset's declared size (:mod:`lsokl.splits`); return (training rows, rows each part of a stratified split
+    needs) for the selection checks, or None when the size is unknown before loading."""
+    from .splits import classes_needed, rounded_parts, split_problem, train_rows
+
+    if protocol not in ("holdout", "approximation"):
+        return None
+    if spec.draws is not None:
+        rows, classes = spec.draws["n_train"], None
+    else:
+        known = train_rows(spec.name)
+        if known is None:
+            return None
+        rows, classes = known
+    need = classes_needed(spec.task, classes)
+    if protocol == "holdout" and spec.test_fraction is not None:
+        key = _join(dkey, "test_fraction") if "test_fraction" in entry else "test_fraction"
+        why = split_problem(rows, spec.test_fraction, need)
+        if why:
+            v.fail(key, f"dataset {spec.name!r}: {why}")
+        rows -= math.ceil(spec.test_fraction * rows)
+    if spec.max_samples is not None:
+        rows = min(rows, spec.max_samples)
+    krr = dict(spec.protocol_options).get("krr") or options.get("krr")
+    if protocol == "approximation" and krr:
+        key = _join(dkey, "krr") if "krr" in entry else "krr"
+        why = split_problem(rows, krr["test_fraction"], 1, rounding=rounded_parts)
+        if why:
+            v.fail(_join(key, "test_fraction"), f"dataset {spec.name!r}: {why}")
+    return rows, need
+
+
+def _check_select_sizes(v: _Validator, key: str, selected: dict, sizes: tuple, dname: str) -> None:
+    """A ``select`` whose validation cut or CV folds cannot be made from the training rows."""
+    from .splits import folds_problem, split_problem
+
+    rows, need = sizes
+    if selected.get("by") == "validation":
+        why = split_problem(rows, selected["validation_fraction"], need, what="validation")
+        if why:
+            v.fail(_join(key, "validation_fraction"), f"dataset {dname!r}: {why}")
+    elif selected.get("by") == "cv":
+        sub = selected.get("subsample")
+        why = folds_problem(min(rows, sub) if sub else rows, selected["folds"])
+        if why:
+            v.fail(_join(key, "folds"), f"dataset {dname!r}: {why}")
 
 
 def _fraction(v: _Validator, key: str, value) -> float:

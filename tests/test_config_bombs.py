@@ -114,3 +114,62 @@ def test_knys_kmeans_stops_at_a_fixed_point(monkeypatch):
     fast = clustering.eff_kmeans(X, 6, np.random.default_rng(1), iterations=10**9)
     assert len(calls) < 60
     np.testing.assert_array_equal(fast, full)
+
+
+HOLDOUT = """
+name: ho
+seed: 1
+permutations: 1
+protocol: holdout
+datasets:
+  breast_cancer: {DS}
+algorithms:
+  perceptron: {}
+  ogd: {OGD}
+"""
+
+
+def _holdout(tmp_path, top="", ds="{test_fraction: 0.2}", ogd="{eta: 0.2}"):
+    return _write(tmp_path, HOLDOUT.replace("{DS}", ds).replace("{OGD}", ogd) + top)
+
+
+@pytest.mark.parametrize("top, ds, ogd, key, sizes", [
+    ("", "{test_fraction: 0.0001}", "{}", "datasets.breast_cancer.test_fraction", "568 training and 1 test"),
+    ("test_fraction: 0.9999\n", "{}", "{}", "test_fraction", "0 training and 569 test"),
+    ("", "{test_fraction: 0.2}", "{select: {eta: [0.2, 2], by: validation, validation_fraction: 0.0001}}",
+     "algorithms.ogd.select.validation_fraction", "454 training and 1 validation"),
+    ("", "{test_fraction: 0.2}", "{select: {eta: [0.2, 2], by: cv, folds: 1000}}",
+     "algorithms.ogd.select.folds", "1,000 folds of 455 training rows"),
+    ("", "{test_fraction: 0.2, max_samples: 100}", "{select: {eta: [0.2, 2], by: cv, folds: 101}}",
+     "algorithms.ogd.select.folds", "101 folds of 100 training rows"),
+])
+def test_splits_too_small_are_refused_at_config_time_naming_key_and_sizes(tmp_path, top, ds, ogd, key, sizes):
+    with pytest.raises(ConfigError) as err:
+        load_config(_holdout(tmp_path, top, ds, ogd))
+    msg = str(err.value)
+    assert f": {key}: " in msg and sizes in msg and "\n" not in msg, msg
+
+
+def test_reasonable_splits_still_load(tmp_path):
+    exp = load_config(_holdout(tmp_path, ogd="{select: {eta: [0.2, 2], by: cv, folds: 5}}"))
+    assert exp.cells
+
+
+def test_a_krr_test_fraction_that_rounds_to_no_test_row_is_refused(tmp_path):
+    text = APPROX.replace("digits: {scale: minmax, max_samples: 300}",
+                          "diabetes: {krr: {lambda: 0.5, test_fraction: 0.0001}}") + "  nystrom: {}\n"
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, text))
+    assert "datasets.diabetes.krr.test_fraction" in str(err.value) and "0 test rows" in str(err.value)
+
+
+def test_a_loaded_dataset_too_small_for_its_split_says_so_in_one_line():
+    """The runtime guard for sizes the config cannot know (a generator's draws)."""
+    import numpy as np
+
+    from lsokl.data.dataset import Dataset
+    from lsokl.runner.protocols.holdout import _stratified_split
+
+    ds = Dataset("tiny", np.zeros((10, 2)), np.array([1.0, -1.0] * 5), "binary", {})
+    with pytest.raises(ConfigError, match="validation_fraction 0.05 of 10 rows leaves 9 training and 1"):
+        _stratified_split(ds, 0.05, 0, "validation")

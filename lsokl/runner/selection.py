@@ -58,7 +58,7 @@ class Validation:
         from .protocols.holdout import _stratified_split
 
         f = options["validation_fraction"]
-        inner, X_val, y_val = _stratified_split(prepared.train, f, seed + 7919)  # not the test cut's seed
+        inner, X_val, y_val = _stratified_split(prepared.train, f, seed + 7919, "validation")  # not the test cut's seed
         return {f"validation={f:g}": Prepared(train=inner, X_test=X_val, y_test=y_val,
                                               info={"evaluated_on": f"validation {f:g}"})}
 

@@ -234,6 +234,11 @@ def _krr_split(spec, n: int, fraction: float):
 
     ss = np.random.SeedSequence([int(spec["seed"]), 3, name_entropy(spec["dataset"]),
                                  int(spec["permutation"])])
+    from ...splits import rounded_parts, split_problem
+
+    why = split_problem(n, fraction, 1, rounding=rounded_parts)
+    if why:  # the config layer refuses this when it knows the size; a loaded dataset says it here
+        raise ValueError(f"datasets.{spec['dataset']}.krr.test_fraction: {why}")
     perm = np.random.default_rng(ss).permutation(n)
     n_test = int(round(fraction * n))
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])

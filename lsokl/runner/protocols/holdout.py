@@ -143,12 +143,18 @@ def has_test_split(name: str) -> bool:
     return spec is not None and "test" in registry.get(name).splits
 
 
-def _stratified_split(ds, fraction: float, seed: int):
+def _stratified_split(ds, fraction: float, seed: int, what: str = "test"):
     from dataclasses import replace
 
     from sklearn.model_selection import train_test_split
 
+    from ...splits import classes_needed, split_problem
     from ..seeds import name_entropy
+
+    classes = None if ds.task == "regression" else len(np.unique(np.asarray(ds.y)))
+    why = split_problem(ds.n_samples, fraction, classes_needed(ds.task, classes), what=what)
+    if why:  # the config layer refuses this when it knows the size; a loaded dataset says it here
+        raise ConfigError(f"datasets.{ds.name}: {what}_fraction {why}")
 
     rs = np.random.RandomState(np.random.SeedSequence([seed, 2, name_entropy(ds.name)]).generate_state(1)[0])
     idx = np.arange(ds.n_samples)
