@@ -582,7 +582,9 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                 _check_select_sizes(v, select_key_of[label], dict(selected), sizes, dname)
             for k in dict(selected):
                 merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
-            planned += settings_count(merged) * n_perms
+            # a `select` runs inner cells per outer setting (candidates, times the folds of a CV) before the cell
+            # itself: they count towards the grid, so `folds: 1000000000` is refused with its count
+            planned += settings_count(merged) * n_perms * (1 + _inner_per_cell(dict(selected)))
             if planned > max_cells:
                 continue  # keep counting, expand nothing more: the whole count goes into the error
             for params in _expand(v, cls, lname, merged, paths):
@@ -690,6 +692,16 @@ def _dataset_options(v: _Validator, dkey: str, entry: dict, protocol_name: str) 
         if k in entry and k not in given:
             v.fail(_join(dkey, k), "only means something with `protocol: approximation`")
     return tuple(sorted(module.check_options(v.fail, dkey, given).items())) if given else ()
+
+
+def _inner_per_cell(selected: dict) -> int:
+    """How many inner cells one cell's ``select`` runs: its candidates, times the folds for ``by: cv`` (an upper
+    bound: inner cells shared by repetitions are counted per cell). Pure arithmetic on the validated options."""
+    if not selected:
+        return 0
+    options = {"by", "validation_fraction", "once", "folds", "subsample", "reduced"}
+    cands = math.prod(len(v) for k, v in selected.items() if k not in options and isinstance(v, (tuple, list)))
+    return cands * (int(selected.get("folds") or 1) if selected.get("by") == "cv" else 1)
 
 
 def _check_split_sizes(v: _Validator, dkey: str, entry: dict, spec: DatasetSpec, protocol: str,

@@ -173,3 +173,96 @@ def test_a_loaded_dataset_too_small_for_its_split_says_so_in_one_line():
     ds = Dataset("tiny", np.zeros((10, 2)), np.array([1.0, -1.0] * 5), "binary", {})
     with pytest.raises(ConfigError, match="validation_fraction 0.05 of 10 rows leaves 9 training and 1"):
         _stratified_split(ds, 0.05, 0, "validation")
+
+
+# --- item 7: holdout bombs counted and estimated before anything runs ------------------------------------------
+
+def test_select_inner_cells_count_towards_the_grid(tmp_path):
+    """`folds: 1000000000` passed as "1 cells": the inner cells (candidates x folds) were not counted."""
+    p = _holdout(tmp_path, ogd="{select: {eta: [0.2, 2], by: cv, folds: 5}}")
+    exp = load_config(p, max_cells=100)
+    assert len(exp.cells) == 2  # perceptron + ogd's outer cell
+    with pytest.raises(ConfigError, match=r"the grid expands to 12 cells"):  # 1 + 1 + 2 x 5 inner
+        load_config(p, max_cells=11)
+
+
+def test_a_billion_folds_are_refused_at_load(tmp_path):
+    p = _holdout(tmp_path, ogd="{select: {eta: [0.2, 2], by: cv, folds: 1000000000}}")
+    with pytest.raises(ConfigError, match="folds"):
+        load_config(p)
+
+
+def test_a_billion_folds_on_a_dataset_of_unknown_size_are_counted(tmp_path, monkeypatch):
+    import lsokl.splits
+
+    monkeypatch.setattr(lsokl.splits, "train_rows", lambda name: None)  # the size check cannot help
+    p = _holdout(tmp_path, ogd="{select: {eta: [0.2, 2], by: cv, folds: 1000000000}}")
+    with pytest.raises(ConfigError, match=r"the grid expands to 2,000,000,002 cells"):
+        load_config(p)
+
+
+def _run_refused(tmp_path, text, limit):
+    from lsokl.runner import run_experiment
+
+    exp = load_config(_write(tmp_path, text))
+    summary = run_experiment(exp, tmp_path / "res", jobs=1, memory_limit=limit)
+    assert summary.ran.get("ok", 0) == 0  # refused, not started
+    return [r for r in summary.failures if r["error"]["type"] == "MemoryEstimateError"]
+
+
+def test_a_million_epochs_are_refused_with_the_estimate(tmp_path):
+    refused = _run_refused(tmp_path, """
+        name: ep
+        protocol: holdout
+        permutations: 1
+        epochs: 1000000
+        datasets: {checkerboard: {max_samples: 100, test_fraction: 0.2}}
+        algorithms: {perceptron: {}}
+        """, 50 * 2**20)
+    assert len(refused) == 1
+    assert "training order (1,000,000 epochs x 100 rows" in refused[0]["error"]["message"]
+
+
+def test_a_billion_fastfood_frequencies_are_refused_with_the_estimate(tmp_path):
+    refused = _run_refused(tmp_path, """
+        name: ff
+        protocol: holdout
+        permutations: 1
+        datasets: {breast_cancer: {test_fraction: 0.2}}
+        algorithms: {fastfood-svm: {n_frequencies: 1000000000}}
+        """, 2**30)
+    msg = refused[0]["error"]["message"]
+    assert len(refused) == 1 and "copy of Z" in msg and "breast_cancer (455 x 30)" in msg
+
+
+def test_a_billion_drawn_rows_are_refused_before_the_draw(tmp_path):
+    from lsokl.runner import run_experiment
+
+    exp = load_config(_write(tmp_path, """
+        name: dr
+        protocol: holdout
+        permutations: 1
+        datasets: {waveform: {draws: {n_train: 1000000000, n_test: 1000}}}
+        algorithms: {perceptron: {}}
+        """))
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError) as err:
+        run_experiment(exp, tmp_path / "res", jobs=1)
+    assert time.perf_counter() - t0 < 30
+    msg = str(err.value)
+    assert "datasets.waveform.draws" in msg and "1,000,001,000 x 21" in msg and "\n" not in msg
+
+
+def test_the_dry_run_estimate_sees_the_epochs(tmp_path):
+    from lsokl.runner.resources import dry_run_estimates
+
+    exp = load_config(_write(tmp_path, """
+        name: ep
+        protocol: holdout
+        permutations: 1
+        epochs: 1000000
+        datasets: {german: {test_fraction: 0.2}}
+        algorithms: {perceptron: {}}
+        """))
+    refused, summary = dry_run_estimates(exp, exp.cells, limit=2**30)
+    assert len(refused) == 1 and "training order" in refused[0]

@@ -235,7 +235,8 @@ def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) 
             n = min(n, c.max_samples)
         m = (spec.classes or 1) if c.task == "multiclass" else 1
         try:
-            parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, spec.d, m, protocol, {})
+            parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, spec.d, m, protocol,
+                                dict(c.protocol_options))
         except Exception:  # noqa: BLE001 - the run reports a learner that cannot be built
             continue
         total = sum(parts.values())

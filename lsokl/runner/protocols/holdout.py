@@ -110,8 +110,15 @@ def _fresh_draws(spec, seed: int) -> Prepared:
     from ...data.preprocess import apply_scale, fit_scale
     from ..seeds import name_entropy
 
+    from ..resources import default_limit, too_much_memory
+
     draws = dict(spec.draws)
     n_train, n_test = int(draws["n_train"]), int(draws["n_test"])
+    need, what = draws_memory(spec)
+    limit, how = default_limit(1)
+    why = too_much_memory({what: need}, limit, how)
+    if why:  # the main process draws repetition 0 here: refuse before allocating it
+        raise ConfigError(f"datasets.{spec.name}.draws: {why.replace(' a cell may use', ' the data may use')}")
 
     def draw(p: int) -> Prepared:
         from dataclasses import replace
@@ -132,6 +139,32 @@ def _fresh_draws(spec, seed: int) -> Prepared:
     first = draw(0)
     first.draw = draw
     return first
+
+
+def memory_estimate(spec, n_samples: int, n_features: int, n_outputs: int) -> dict:
+    """What a holdout cell holds beside the learner (lsokl.runner.resources): the training order of every epoch
+    concatenated (int64, plus the epoch being drawn), and with ``draws`` a fresh draw of training and test rows
+    per repetition (float64, with its scaled copy). So ``epochs: 1000000`` or ``draws: {n_train: 1e9}`` is
+    refused with its estimate before the cell starts."""
+    epochs = int(spec.get("epochs") or 1)
+    parts = {f"training order ({epochs:,} epochs x {n_samples:,} rows, int64)": 8.0 * (epochs + 1) * n_samples}
+    draws = dict(spec.get("draws") or ())
+    if draws:
+        rows = int(draws.get("n_train", 0)) + int(draws.get("n_test", 0))
+        parts[f"a fresh draw per repetition ({rows:,} x {n_features:,}, and its scaled copy)"] = \
+            2 * 8.0 * rows * n_features
+    return parts
+
+
+def draws_memory(spec) -> tuple[float, str]:
+    """(bytes, what) of one fresh draw of ``spec.draws`` (training + test rows, float64, and the scaled copy),
+    from the generator's width on two rows: counted before the first draw is made."""
+    from ... import data
+
+    draws = dict(spec.draws)
+    rows = int(draws["n_train"]) + int(draws["n_test"])
+    d = int(data.load(spec.name, n=2, seed=0).X.shape[1])
+    return 2 * 8.0 * rows * d, f"a fresh draw of {spec.name} ({rows:,} x {d:,} float64, and its scaled copy)"
 
 
 def has_test_split(name: str) -> bool:
