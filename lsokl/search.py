@@ -52,79 +52,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RULES = ("lowest-mean",)
-SEARCH_KEYS = ("algorithms", "permutations", "seed", "rule", "datasets", "overrides", "refine")
+from .config import RULES, SEARCH_KEYS, SearchSpec, parse_search  # noqa: F401  (the config layer parses it)
+
 SEARCH_DIR = "search"
 SELECTION_FILE = "eta_selection.md"
-
-
-@dataclass(frozen=True)
-class SearchSpec:
-    grids: dict  # label -> {param: [values]}
-    permutations: int
-    seed: int
-    rule: str
-    datasets: tuple | None  # None = every dataset of the config
-    overrides: dict  # dataset -> label -> {param: value or list, permutations: n}
-    refine: tuple = ()  # mantissas of the second, finer stage (empty: no refinement)
-    only: dict | None = None  # dataset -> labels: restrict the search to these (the refine stage)
-
-
-# --------------------------------------------------------------------------- config
-def parse_search(v, value, labels, datasets_raw: dict, seed: int) -> SearchSpec:
-    """Validate the ``search:`` block (``v`` is the config's validator, for key paths)."""
-    top = v.mapping("search", value, SEARCH_KEYS)
-    algos = v.mapping("search.algorithms", top.get("algorithms"))
-    if not algos:
-        v.fail("search.algorithms", "is required: the labels to search and their grids")
-    grids = {}
-    for label, grid in algos.items():
-        key = f"search.algorithms.{label}"
-        if label not in labels:
-            from .errors import UnknownNameError
-
-            v.fail(key, str(UnknownNameError("algorithm label of this config", label, labels)))
-        grid = v.mapping(key, grid)
-        if not grid:
-            v.fail(key, "expected a mapping param -> list of values, e.g. {eta: [0.2, 0.02]}")
-        for p, vals in grid.items():
-            if not isinstance(vals, list) or not vals:
-                v.expected(f"{key}.{p}", "a non-empty list of values to search", vals)
-        grids[label] = {p: list(vals) for p, vals in grid.items()}
-    names = top.get("datasets")
-    if names is not None:
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            v.expected("search.datasets", "a list of dataset names of this config", names)
-        for i, n in enumerate(names):
-            if n not in datasets_raw:
-                from .errors import UnknownNameError
-
-                v.fail(f"search.datasets[{i}]", str(UnknownNameError("dataset of this config", n, datasets_raw)))
-    overrides = v.mapping("search.overrides", top.get("overrides"))
-    for d, per in overrides.items():
-        if d not in datasets_raw:
-            from .errors import UnknownNameError
-
-            v.fail(f"search.overrides.{d}", str(UnknownNameError("dataset of this config", d, datasets_raw)))
-        for label in v.mapping(f"search.overrides.{d}", per):
-            if label not in grids:
-                from .errors import UnknownNameError
-
-                v.fail(f"search.overrides.{d}.{label}",
-                       str(UnknownNameError("searched label", label, grids)))
-    refine = top.get("refine", [])
-    if not isinstance(refine, list) or not all(
-            isinstance(m, (int, float)) and not isinstance(m, bool) and 1 <= m < 10 for m in refine):
-        v.expected("search.refine", "a list of mantissas in [1, 10), e.g. [1, 2, 3, 4, 5, 6, 7, 8, 9]", refine)
-    return SearchSpec(
-        refine=tuple(refine),
-        grids=grids,
-        permutations=v.int_("search.permutations", top.get("permutations", 3), low=1),
-        seed=v.int_("search.seed", top.get("seed", seed + 1)),
-        rule=v.choice("search.rule", top.get("rule", RULES[0]), RULES),
-        datasets=tuple(names) if names is not None else None,
-        overrides={d: {lab: dict(o or {}) for lab, o in (per or {}).items()} for d, per in overrides.items()},
-    )
 
 
 def _entry(raw: dict, dataset: str) -> dict:

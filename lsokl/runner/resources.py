@@ -2,9 +2,10 @@
 
 Two guards, both cheap and both run before any work starts:
 
-* :func:`count_cells` / :data:`DEFAULT_MAX_CELLS`: the config layer counts a grid (settings x permutations) before it
-  expands it, so ``permutations: 1000000000`` is refused with its count instead of filling memory with cells
-  (``lsokl run --max-cells N`` raises the limit).
+* :func:`settings_count` / :data:`DEFAULT_MAX_CELLS` (defined in :mod:`lsokl.config`, re-exported here): the config
+  layer counts a grid (settings x permutations, and the inner cells of a ``select``) before it expands it, so
+  ``permutations: 1000000000`` is refused with its count instead of filling memory with cells (``lsokl run
+  --max-cells N`` raises the limit).
 * :func:`cell_memory`: what one cell will hold at its peak, from its parameters and the dataset's shape (features
   x samples, D x d, B^2, kernel blocks), compared with the memory available now; a cell above it is not started but
   recorded as failed with the estimate and what dominates it (``lsokl run --memory-limit GIB`` overrides).
@@ -29,10 +30,9 @@ from __future__ import annotations
 import math
 import os
 
+from ..config import DEFAULT_MAX_CELLS, grid_too_large, settings_count  # noqa: F401  (the config layer counts)
+
 F64 = 8.0
-#: cells (settings x permutations) a config may expand to without ``--max-cells``; the largest shipped
-#: reproduction has a few thousand
-DEFAULT_MAX_CELLS = 200_000
 #: rows of the blocks the compiled loops batch into BLAS calls (features.BLOCK; kept apart to avoid the import)
 BLOCK_ROWS = 256
 
@@ -60,21 +60,6 @@ def available_memory() -> int | None:
         return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
         return None
-
-
-# --- grid size ----------------------------------------------------------------------------------------------------
-
-def settings_count(merged: dict) -> int:
-    """How many parameter settings the lists of ``merged`` expand to (their product), without expanding."""
-    return math.prod(len(v) if isinstance(v, list) else 1 for v in merged.values())
-
-
-def grid_too_large(total: int, limit: int | None) -> str | None:
-    if limit is None or total <= limit:
-        return None
-    return (f"the grid expands to {total:,} cells (settings x permutations x datasets), above the limit of "
-            f"{limit:,}; check `permutations:` and the parameter lists, or raise the limit with --max-cells "
-            f"{total}")
 
 
 # --- memory per cell ------------------------------------------------------------------------------------------------

@@ -49,12 +49,15 @@ import time
 
 import numpy as np
 
+from ... import protocol_options as _options
 from ...errors import ConfigError, DataError
 from . import Outcome, Prepared
 
 # test_with: `final` (the model after the pass) or `average` (KOL's option: the mean of w over the
 # updates; binary FOGD and NOGD; applied after the pass, so test_at curves use the running model)
-OPTIONS = {"epochs": 1, "test_fraction": None, "test_at": None, "test_with": "final"}
+OPTIONS = _options.OPTIONS["holdout"]  # the config keys, validated by the config layer
+check_learner = _options.CHECK_LEARNER["holdout"]
+has_test_split = _options.has_test_split
 
 
 # --------------------------------------------------------------------------- main process
@@ -167,15 +170,6 @@ def draws_memory(spec) -> tuple[float, str]:
     return 2 * 8.0 * rows * d, f"a fresh draw of {spec.name} ({rows:,} x {d:,} float64, and its scaled copy)"
 
 
-def has_test_split(name: str) -> bool:
-    from ...data import builtin, registry
-
-    if name in builtin.BUILTINS:
-        return False
-    spec = registry.resolve(name)
-    return spec is not None and "test" in registry.get(name).splits
-
-
 def _stratified_split(ds, fraction: float, seed: int, what: str = "test"):
     from dataclasses import replace
 
@@ -197,14 +191,6 @@ def _stratified_split(ds, fraction: float, seed: int, what: str = "test"):
     meta = {**ds.meta, "holdout": {"test_fraction": fraction, "seed": seed}}
     train = replace(ds, X=ds.X[tr], y=np.asarray(ds.y)[tr], meta=meta, permutations=None)
     return train, ds.X[te], np.asarray(ds.y)[te]
-
-
-def check_learner(cls) -> str | None:
-    if not callable(getattr(cls, "predict", None)):
-        return "it has no `predict`"
-    if not (callable(getattr(cls, "run", None)) or callable(getattr(cls, "fit", None))):
-        return "it has neither `run` nor `fit`"
-    return None
 
 
 # --------------------------------------------------------------------------- worker
