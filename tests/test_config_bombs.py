@@ -266,3 +266,15 @@ def test_the_dry_run_estimate_sees_the_epochs(tmp_path):
         """))
     refused, summary = dry_run_estimates(exp, exp.cells, limit=2**30)
     assert len(refused) == 1 and "training order" in refused[0]
+
+
+def test_lsokl_run_refuses_the_alias_bomb_in_one_line(tmp_path):
+    """The issue's case: `lsokl run` hung at 3.8 GB hashing the expanded `description:`."""
+    from typer.testing import CliRunner
+
+    from lsokl.cli import app
+
+    p = _write(tmp_path, BASE + _alias_bomb())
+    res = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(p), "--dry-run"])
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1 and "would expand to" in res.output
