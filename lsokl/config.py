@@ -747,8 +747,9 @@ def _check_split_sizes(v: _Validator, dkey: str, entry: dict, spec: DatasetSpec,
     needs) for the selection checks, or None when the size is unknown before loading."""
     from .splits import classes_needed, rounded_parts, split_problem, train_rows
 
-    if protocol not in ("holdout", "approximation"):
-        return None
+    krr = dict(spec.protocol_options).get("krr") or options.get("krr")
+    if protocol not in ("holdout", "approximation") or (protocol == "approximation" and not krr):
+        return None  # nothing is split
     if spec.draws is not None:
         rows, classes = spec.draws["n_train"], None
     else:
@@ -765,8 +766,7 @@ def _check_split_sizes(v: _Validator, dkey: str, entry: dict, spec: DatasetSpec,
         rows -= math.ceil(spec.test_fraction * rows)
     if spec.max_samples is not None:
         rows = min(rows, spec.max_samples)
-    krr = dict(spec.protocol_options).get("krr") or options.get("krr")
-    if protocol == "approximation" and krr:
+    if protocol == "approximation":
         key = _join(dkey, "krr") if "krr" in entry else "krr"
         why = split_problem(rows, krr["test_fraction"], 1, rounding=rounded_parts)
         if why:
