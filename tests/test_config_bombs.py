@@ -278,3 +278,18 @@ def test_lsokl_run_refuses_the_alias_bomb_in_one_line(tmp_path):
     res = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(p), "--dry-run"])
     assert res.exit_code == 2, res.output
     assert len(res.output.strip().splitlines()) == 1 and "would expand to" in res.output
+
+
+def test_the_dry_run_estimate_sees_the_drawn_rows(tmp_path):
+    from lsokl.runner.resources import dry_run_estimates
+
+    exp = load_config(_write(tmp_path, """
+        name: dr
+        protocol: holdout
+        permutations: 1
+        datasets: {waveform: {draws: {n_train: 1000000000, n_test: 1000}}}
+        algorithms: {perceptron: {}}
+        """))
+    refused, summary = dry_run_estimates(exp, exp.cells, limit=2**30)
+    assert len(refused) == 1 and refused[0].startswith("waveform (1,000,000,000 x 21) perceptron")
+    assert "fresh draw" in refused[0] or "support vectors" in refused[0]

@@ -207,20 +207,31 @@ def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) 
     except LsoklError:
         return [], None
     refused, largest, seen = [], None, set()
+    widths: dict = {}
     for c in cells:
         key = (c.dataset, c.learner, c.task, c.params)
         spec = specs.get(c.dataset)
-        if key in seen or spec is None or spec.d is None or spec.splits["train"].n is None:
+        draws = dict(dict(c.protocol_options).get("draws") or ())
+        if key in seen:
             continue
+        if draws:  # a built-in generator drawn afresh: n from the config, d from two drawn rows
+            if c.dataset not in widths:
+                widths[c.dataset] = _generator_width(c.dataset)
+            n, d, m = int(draws["n_train"]), widths[c.dataset], 1
+            if d is None:
+                continue
+        elif spec is None or spec.d is None or spec.splits["train"].n is None:
+            continue
+        else:
+            n, d = spec.splits["train"].n, spec.d
+            if c.split in ("all", "test") and "test" in spec.splits and spec.splits["test"].n:
+                n = spec.splits["test"].n + (n if c.split == "all" else 0)
+            m = (spec.classes or 1) if c.task == "multiclass" else 1
         seen.add(key)
-        n = spec.splits["train"].n
-        if c.split in ("all", "test") and "test" in spec.splits and spec.splits["test"].n:
-            n = spec.splits["test"].n + (n if c.split == "all" else 0)
         if c.max_samples:
             n = min(n, c.max_samples)
-        m = (spec.classes or 1) if c.task == "multiclass" else 1
         try:
-            parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, spec.d, m, protocol,
+            parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, d, m, protocol,
                                 dict(c.protocol_options))
         except Exception:  # noqa: BLE001 - the run reports a learner that cannot be built
             continue
@@ -229,9 +240,19 @@ def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) 
             largest = (total, c.dataset, c.setting())
         why = None if limit is None or math.isinf(limit) else too_much_memory(parts, limit, how)
         if why:
-            refused.append(f"{c.dataset} ({n:,} x {spec.d:,}) {c.setting()}: {why}")
+            refused.append(f"{c.dataset} ({n:,} x {d:,}) {c.setting()}: {why}")
     summary = None
     if largest is not None:
         summary = (f"largest memory estimate: {gib(largest[0])} ({largest[1]} {largest[2]}); a cell may use "
                    + (f"{gib(limit)} ({how})" if limit is not None and not math.isinf(limit) else "any amount"))
     return refused, summary
+
+
+def _generator_width(name: str) -> int | None:
+    """Features of a built-in generator's rows (two rows drawn), or None if it cannot be drawn."""
+    try:
+        from .. import data
+
+        return int(data.load(name, n=2, seed=0).X.shape[1])
+    except Exception:  # noqa: BLE001 - the run reports it
+        return None
