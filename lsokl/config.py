@@ -39,7 +39,9 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError, UnknownNameError, closest
-from .yamlio import DuplicateKeyError, UniqueKeyLoader
+from .protocol_options import (CHECK_LEARNER, CHECK_OPTIONS, DATASET_OPTIONS, DEFAULT, OPTIONS, PROTOCOL_NAMES,
+                               SELECT_KEY, SELECT_OPTIONS, _join, describe_rule, has_test_split, parse_select)
+from .yamlio import AliasBombError, DuplicateKeyError, UniqueKeyLoader
 
 TASKS = ("binary", "multiclass", "regression")
 SCALES = ("none", "minmax", "minmax_pm1", "standard", "zscore")
@@ -56,6 +58,11 @@ SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
                 "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr")
 LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
+#: cells (settings x permutations) a config may expand to without ``--max-cells``; the largest shipped
+#: reproduction has a few thousand (the runner's resource guards, lsokl.runner.resources, read it from here)
+DEFAULT_MAX_CELLS = 200_000
+RULES = ("lowest-mean",)
+SEARCH_KEYS = ("algorithms", "permutations", "seed", "rule", "datasets", "overrides", "refine")
 
 
 # --------------------------------------------------------------------------- YAML
@@ -208,6 +215,82 @@ def parse_algorithm_filter(text: str) -> tuple[str, dict]:
 
 
 # --------------------------------------------------------------------------- helpers
+def settings_count(merged: dict) -> int:
+    """How many parameter settings the lists of ``merged`` expand to (their product), without expanding."""
+    return math.prod(len(v) if isinstance(v, list) else 1 for v in merged.values())
+
+
+def grid_too_large(total: int, limit: int | None) -> str | None:
+    if limit is None or total <= limit:
+        return None
+    return (f"the grid expands to {total:,} cells (settings x permutations x datasets), above the limit of "
+            f"{limit:,}; check `permutations:` and the parameter lists, or raise the limit with --max-cells "
+            f"{total}")
+
+
+# --------------------------------------------------------------------------- the search block
+# The step-size search (lsokl/search.py, a step the runner takes before a table's cells) is declared in the
+# config: the config layer parses and validates it here, so config never imports the search or the runner.
+@dataclass(frozen=True)
+class SearchSpec:
+    grids: dict  # label -> {param: [values]}
+    permutations: int
+    seed: int
+    rule: str
+    datasets: tuple | None  # None = every dataset of the config
+    overrides: dict  # dataset -> label -> {param: value or list, permutations: n}
+    refine: tuple = ()  # mantissas of the second, finer stage (empty: no refinement)
+    only: dict | None = None  # dataset -> labels: restrict the search to these (the refine stage)
+
+
+def parse_search(v, value, labels, datasets_raw: dict, seed: int) -> SearchSpec:
+    """Validate the ``search:`` block (``v`` is the config's validator, for key paths)."""
+    top = v.mapping("search", value, SEARCH_KEYS)
+    algos = v.mapping("search.algorithms", top.get("algorithms"))
+    if not algos:
+        v.fail("search.algorithms", "is required: the labels to search and their grids")
+    grids = {}
+    for label, grid in algos.items():
+        key = f"search.algorithms.{label}"
+        if label not in labels:
+            v.fail(key, str(UnknownNameError("algorithm label of this config", label, labels)))
+        grid = v.mapping(key, grid)
+        if not grid:
+            v.fail(key, "expected a mapping param -> list of values, e.g. {eta: [0.2, 0.02]}")
+        for p, vals in grid.items():
+            if not isinstance(vals, list) or not vals:
+                v.expected(f"{key}.{p}", "a non-empty list of values to search", vals)
+        grids[label] = {p: list(vals) for p, vals in grid.items()}
+    names = top.get("datasets")
+    if names is not None:
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            v.expected("search.datasets", "a list of dataset names of this config", names)
+        for i, n in enumerate(names):
+            if n not in datasets_raw:
+                v.fail(f"search.datasets[{i}]", str(UnknownNameError("dataset of this config", n, datasets_raw)))
+    overrides = v.mapping("search.overrides", top.get("overrides"))
+    for d, per in overrides.items():
+        if d not in datasets_raw:
+            v.fail(f"search.overrides.{d}", str(UnknownNameError("dataset of this config", d, datasets_raw)))
+        for label in v.mapping(f"search.overrides.{d}", per):
+            if label not in grids:
+                v.fail(f"search.overrides.{d}.{label}", str(UnknownNameError("searched label", label, grids)))
+    refine = top.get("refine", [])
+    if not isinstance(refine, list) or not all(
+            isinstance(m, (int, float)) and not isinstance(m, bool) and 1 <= m < 10 for m in refine):
+        v.expected("search.refine", "a list of mantissas in [1, 10), e.g. [1, 2, 3, 4, 5, 6, 7, 8, 9]", refine)
+    return SearchSpec(
+        refine=tuple(refine),
+        grids=grids,
+        permutations=v.int_("search.permutations", top.get("permutations", 3), low=1),
+        seed=v.int_("search.seed", top.get("seed", seed + 1)),
+        rule=v.choice("search.rule", top.get("rule", RULES[0]), RULES),
+        datasets=tuple(names) if names is not None else None,
+        overrides={d: {lab: dict(o or {}) for lab, o in (per or {}).items()} for d, per in overrides.items()},
+    )
+
+
+# --------------------------------------------------------------------------- more helpers
 def stable_hash(obj: Any) -> str:
     """sha256 of the canonical JSON of ``obj`` (sorted keys, no whitespace)."""
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
@@ -234,30 +317,6 @@ def _is_int(v) -> bool:
 
 def _is_num(v) -> bool:
     return isinstance(v, Real) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
-
-
-def describe_rule(rule) -> str | None:
-    """A learner parameter rule (lsokl.compute.params) in the words of an error message."""
-    name = type(rule).__name__
-    if name == "Num":
-        kind = "an integer" if rule.integer else "a number"
-        lo, hi = rule.low, rule.high
-        lo_in = rule.closed in ("left", "both")
-        hi_in = rule.closed in ("right", "both")
-        if math.isinf(lo) and math.isinf(hi):
-            text = kind
-        elif math.isinf(hi):
-            text = f"{kind} {'>=' if lo_in else '>'} {lo:g}"
-        elif math.isinf(lo):
-            text = f"{kind} {'<=' if hi_in else '<'} {hi:g}"
-        else:
-            text = f"{kind} in {'[' if lo_in else '('}{lo:g}, {hi:g}{']' if hi_in else ')'}"
-        return text + (" or null" if rule.allow_none else "")
-    if name == "OneOf":
-        return "one of " + ", ".join(repr(o) for o in rule.options)
-    if name == "Seed":
-        return "null or an integer >= 0"
-    return None
 
 
 class _Validator:
@@ -329,12 +388,6 @@ class _Validator:
         return value
 
 
-def _join(key: str, sub) -> str:
-    if isinstance(sub, int):
-        return f"{key}[{sub}]"
-    return f"{key}.{sub}" if key else str(sub)
-
-
 def _known_datasets() -> dict[str, str | None] | None:
     """Registered dataset names and aliases (lower-case) -> (canonical name, task); None when the
     data layer cannot list them (then names are checked when the run loads the data)."""
@@ -384,7 +437,7 @@ def load_config(path: str | Path, *, max_cells: int | None = None) -> Experiment
         raise ConfigError(f"{path}: no such config file")
     try:
         raw = yaml.load(path.read_text(), Loader=_Loader)
-    except DuplicateKeyError as exc:
+    except (DuplicateKeyError, AliasBombError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
@@ -395,9 +448,8 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
     """Validate a config (already parsed from YAML) and expand it to cells.
 
     The grid is counted before it is expanded: above ``max_cells`` (default
-    :data:`lsokl.runner.resources.DEFAULT_MAX_CELLS`) it is refused with its count."""
+    :data:`DEFAULT_MAX_CELLS`) it is refused with its count."""
     from .learners import registry
-    from .runner.resources import DEFAULT_MAX_CELLS, grid_too_large, settings_count
 
     max_cells = DEFAULT_MAX_CELLS if max_cells is None else max_cells
     planned = 0
@@ -431,6 +483,7 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
         v.fail("algorithms", "is empty")
     algorithms: dict[str, tuple] = {}
     select_of: dict[str, tuple] = {}
+    select_key_of: dict[str, str] = {}
     perms_of: dict[str, int] = {}
     for label, entry in algos.items():
         key = _join("algorithms", label)
@@ -450,15 +503,15 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
             v.fail(_join(key, LEARNER_KEY) if LEARNER_KEY in (algos[label] or {}) else key, str(exc))
         algorithms[label] = (lname, cls, entry, {k: _join(key, k) for k in entry})
         select_of[label] = _select(v, protocol_name, _join(key, SELECT_KEY), select_raw, cls, lname)
+        select_key_of[label] = _join(key, SELECT_KEY)
         if select_raw is None and top.get(SELECT_KEY) is not None and cls is not None:
             wanted = set(top[SELECT_KEY] or {}) - {"by", *_select_option_names()}
             if wanted <= set(cls._get_param_names()):  # the top-level select reaches learners that have the params
                 select_of[label] = _select(v, protocol_name, SELECT_KEY, top[SELECT_KEY], cls, lname)
+                select_key_of[label] = SELECT_KEY
 
     warnings: list[str] = []
-    from .runner import protocols
-
-    check = getattr(protocols.get(protocol_name), "check_learner", None)
+    check = CHECK_LEARNER.get(protocol_name)
     for label, (lname, cls, _, _) in algorithms.items():
         if cls is not None and check is not None and (why := check(cls)):
             v.fail(_join("algorithms", label), f"{lname} cannot run under `protocol: {protocol_name}`: {why}")
@@ -516,6 +569,7 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                                         entry.get("permutation_source", perm_source), PERMUTATION_SOURCES),
         )
         datasets[dname] = spec
+        sizes = _check_split_sizes(v, dkey, entry, spec, protocol_name, protocol_options)
         ddefaults = dict(v.mapping(_join(dkey, "defaults"), entry.get("defaults")))
         ddefault_paths = {k: _join(_join(dkey, "defaults"), k) for k in ddefaults}
         if "budgets" in entry:
@@ -574,9 +628,13 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                                    f"(got {merged.get(k)!r})")
                         sel[k] = tuple(merged[k])
                 selected = tuple(sorted(sel.items()))
+            if selected and sizes is not None:
+                _check_select_sizes(v, select_key_of[label], dict(selected), sizes, dname)
             for k in dict(selected):
                 merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
-            planned += settings_count(merged) * n_perms
+            # a `select` runs inner cells per outer setting (candidates, times the folds of a CV) before the cell
+            # itself: they count towards the grid, so `folds: 1000000000` is refused with its count
+            planned += settings_count(merged) * n_perms * (1 + _inner_per_cell(dict(selected)))
             if planned > max_cells:
                 continue  # keep counting, expand nothing more: the whole count goes into the error
             for params in _expand(v, cls, lname, merged, paths):
@@ -595,8 +653,6 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
         v.fail("", grid_too_large(planned, max_cells))
     search = None
     if top.get("search") is not None:  # the step-size search (lsokl/search.py) feeding these cells
-        from .search import parse_search
-
         search = parse_search(v, top["search"], algorithms, ds_entries, seed)
     return Experiment(path=source, name=name, seed=seed, datasets=datasets,
                       algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
@@ -604,13 +660,8 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                       search=search)
 
 
-SELECT_KEY = "select"
-
-
 def _select_option_names() -> set:
-    from .runner.selection import METHODS
-
-    return {opt for m in METHODS.values() for opt in m.OPTIONS}
+    return {opt for options in SELECT_OPTIONS.values() for opt in options}
 
 
 def _select(v: _Validator, protocol: str, key: str, raw, cls, lname: str) -> tuple:
@@ -618,17 +669,13 @@ def _select(v: _Validator, protocol: str, key: str, raw, cls, lname: str) -> tup
         return ()
     if protocol != "holdout":
         v.fail(key, "selecting a parameter needs `protocol: holdout` (it scores a held-out split)")
-    from .runner.selection import parse
-
-    return parse(v, key, raw, cls, lname)
+    return parse_select(v, key, raw, cls, lname)
 
 
 def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
-    """The protocol's name and its top-level options (validated); see lsokl.runner.protocols."""
-    from .runner import protocols
-
-    name = v.choice("protocol", top.get("protocol", protocols.DEFAULT), tuple(protocols.PROTOCOLS))
-    allowed = getattr(protocols.get(name), "OPTIONS", {})
+    """The protocol's name and its top-level options (validated); see lsokl.protocol_options."""
+    name = v.choice("protocol", top.get("protocol", DEFAULT), PROTOCOL_NAMES)
+    allowed = OPTIONS[name]
     options = {}
     for key in ("epochs", "test_fraction", "test_at", "rows", "krr", "block_ranks", "test_with"):
         if key in top and key not in allowed:
@@ -645,7 +692,7 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
     if "test_with" in allowed and top.get("test_with", "final") != "final":
         # only a non-default value enters the cell keys, so `final` runs keep their keys
         options["test_with"] = v.choice("test_with", top["test_with"], ("final", "average"))
-    check = getattr(protocols.get(name), "check_options", None)
+    check = CHECK_OPTIONS.get(name)
     if check is not None:  # a protocol that validates its own keys (approximation)
         given = {k: top.get(k, default) for k, default in allowed.items()
                  if k not in ("epochs", "test_fraction", "test_at", "test_with")}
@@ -676,14 +723,71 @@ def _draws(v: _Validator, key: str, value, name: str, protocol: str) -> dict | N
 
 def _dataset_options(v: _Validator, dkey: str, entry: dict, protocol_name: str) -> tuple:
     """Per-dataset protocol keys (approximation: ``rows``, ``krr``), validated by the protocol."""
-    from .runner import protocols
-
-    module = protocols.get(protocol_name)
-    given = {k: entry[k] for k in getattr(module, "DATASET_OPTIONS", ()) if k in entry}
+    given = {k: entry[k] for k in DATASET_OPTIONS.get(protocol_name, ()) if k in entry}
     for k in ("rows", "krr"):
         if k in entry and k not in given:
             v.fail(_join(dkey, k), "only means something with `protocol: approximation`")
-    return tuple(sorted(module.check_options(v.fail, dkey, given).items())) if given else ()
+    return tuple(sorted(CHECK_OPTIONS[protocol_name](v.fail, dkey, given).items())) if given else ()
+
+
+def _inner_per_cell(selected: dict) -> int:
+    """How many inner cells one cell's ``select`` runs: its candidates, times the folds for ``by: cv`` (an upper
+    bound: inner cells shared by repetitions are counted per cell). Pure arithmetic on the validated options."""
+    if not selected:
+        return 0
+    options = {"by", "validation_fraction", "once", "folds", "subsample", "reduced"}
+    cands = math.prod(len(v) for k, v in selected.items() if k not in options and isinstance(v, (tuple, list)))
+    return cands * (int(selected.get("folds") or 1) if selected.get("by") == "cv" else 1)
+
+
+def _check_split_sizes(v: _Validator, dkey: str, entry: dict, spec: DatasetSpec, protocol: str,
+                       options: dict) -> tuple[int, int] | None:
+    """Refuse a holdout ``test_fraction`` or a KRR ``test_fraction`` that leaves a part too small for the
+    dataset's declared size (:mod:`lsokl.splits`); return (training rows, rows each part of a stratified split
+    needs) for the selection checks, or None when the size is unknown before loading."""
+    from .splits import classes_needed, rounded_parts, split_problem, train_rows
+
+    krr = dict(spec.protocol_options).get("krr") or options.get("krr")
+    if protocol not in ("holdout", "approximation") or (protocol == "approximation" and not krr):
+        return None  # nothing is split
+    if spec.draws is not None:
+        rows, classes = spec.draws["n_train"], None
+    else:
+        known = train_rows(spec.name)
+        if known is None:
+            return None
+        rows, classes = known
+    need = classes_needed(spec.task, classes)
+    if protocol == "holdout" and spec.test_fraction is not None:
+        key = _join(dkey, "test_fraction") if "test_fraction" in entry else "test_fraction"
+        why = split_problem(rows, spec.test_fraction, need)
+        if why:
+            v.fail(key, f"dataset {spec.name!r}: {why}")
+        rows -= math.ceil(spec.test_fraction * rows)
+    if spec.max_samples is not None:
+        rows = min(rows, spec.max_samples)
+    if protocol == "approximation":
+        key = _join(dkey, "krr") if "krr" in entry else "krr"
+        why = split_problem(rows, krr["test_fraction"], 1, rounding=rounded_parts)
+        if why:
+            v.fail(_join(key, "test_fraction"), f"dataset {spec.name!r}: {why}")
+    return rows, need
+
+
+def _check_select_sizes(v: _Validator, key: str, selected: dict, sizes: tuple, dname: str) -> None:
+    """A ``select`` whose validation cut or CV folds cannot be made from the training rows."""
+    from .splits import folds_problem, split_problem
+
+    rows, need = sizes
+    if selected.get("by") == "validation":
+        why = split_problem(rows, selected["validation_fraction"], need, what="validation")
+        if why:
+            v.fail(_join(key, "validation_fraction"), f"dataset {dname!r}: {why}")
+    elif selected.get("by") == "cv":
+        sub = selected.get("subsample")
+        why = folds_problem(min(rows, sub) if sub else rows, selected["folds"])
+        if why:
+            v.fail(_join(key, "folds"), f"dataset {dname!r}: {why}")
 
 
 def _fraction(v: _Validator, key: str, value) -> float:
@@ -694,8 +798,6 @@ def _fraction(v: _Validator, key: str, value) -> float:
 
 def _has_test_split(name: str) -> bool:
     try:
-        from .runner.protocols.holdout import has_test_split
-
         return has_test_split(name)
     except Exception:  # the data registry cannot tell: the run will check when it loads
         return True

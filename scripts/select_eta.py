@@ -6,9 +6,9 @@ The reproductions no longer need this script: a config's `search:` block runs th
 applies its choice inside `lsokl run` (lsokl/search.py). This reads any results folder whose
 config gives parameters as lists (e.g. `eta: [2, 0.2, 0.02]`) and applies the same rule: per
 dataset and algorithm, the setting with the lowest mean mistake rate (or squared loss) over its
-permutations; ties go to the larger value; a setting with a failed, diverged or **degenerate**
-pass (a constant predictor, see lsokl/runner/degenerate.py) is never chosen, and the output says
-which were excluded and why. Prints the per-dataset `algorithms:` overrides; `--out` writes the
+permutations; ties go to the larger value; a setting with a failed or diverged pass, or with a majority of
+**degenerate** passes (a constant predictor, see lsokl/runner/degenerate.py), is never chosen, and
+the output says which were excluded and why. Prints the per-dataset `algorithms:` overrides; `--out` writes the
 whole grid as Markdown.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="write the full grid as Markdown here")
     args = ap.parse_args()
     choices = choices_from(args.results)
-    print("# chosen (lowest mean; failed, diverged and degenerate settings excluded)")
+    print("# chosen (lowest mean; failed, diverged and mostly degenerate settings excluded)")
     for ds in dict.fromkeys(c.dataset for c in choices):
         picks = []
         for c in (c for c in choices if c.dataset == ds):
@@ -66,7 +66,7 @@ def main() -> None:
     if args.out:
         lines = [f"# Step-size selection from `{args.results}`", "",
                  "Mean over the permutations (mistake rate in %, squared loss as is); **bold** = chosen; "
-                 "`const` = degenerate (never chosen); `—` = failed or diverged.", ""]
+                 "`const k/n` = k of n passes degenerate (excluded when k > n/2); `—` = failed or diverged.", ""]
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines + grid_markdown(choices)) + "\n")
         print(f"wrote {args.out}")

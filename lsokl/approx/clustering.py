@@ -115,12 +115,19 @@ def _repair_empty(labels: np.ndarray, c: int, rng) -> None:
 
 
 def eff_kmeans(X: np.ndarray, m: int, rng: np.random.Generator, iterations: int = 5) -> np.ndarray:
-    """Centres of ``eff_kmeans``: m random points, ``iterations`` Lloyd steps, empties dropped."""
+    """Centres of ``eff_kmeans``: m random points, at most ``iterations`` Lloyd steps, empties dropped.
+
+    Stops early at a fixed point (a step that leaves every centre exactly as it was: every further
+    step would repeat it), so the result equals ``iterations`` steps while a huge count costs only
+    the steps until convergence."""
     if m > X.shape[0]:
         raise ValueError(f"{m} centres requested from {X.shape[0]} points")
     centres = X[rng.choice(X.shape[0], m, replace=False)].copy()
     for _ in range(iterations):
         labels = nearest_centre(X, centres)
         counts = np.bincount(labels, minlength=centres.shape[0])
-        centres = label_means(X, labels, centres.shape[0])[counts > 0]
+        new = label_means(X, labels, centres.shape[0])[counts > 0]
+        if new.shape == centres.shape and np.array_equal(new, centres):
+            break
+        centres = new
     return centres

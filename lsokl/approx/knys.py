@@ -12,6 +12,10 @@ from ..compute.params import Num
 from .clustering import eff_kmeans
 from .nystrom import NystromFamily
 
+#: Lloyd steps KNys may ask for (the paper's 5; k-means stops at a fixed point anyway, but a count like 1e9 is a
+#: typo, refused when the config is read)
+MAX_KMEANS_ITERATIONS = 1000
+
 
 class KMeansNystrom(NystromFamily):
     """KNys: 2k k-means centroids as landmarks (5 Lloyd iterations), rank-k truncation."""
@@ -19,7 +23,7 @@ class KMeansNystrom(NystromFamily):
     name = "knys"
     display = "KNys"
     _params = {**NystromFamily._params, "kmeans_sample": Num(1, np.inf, "left", integer=True),
-               "kmeans_iterations": Num(0, np.inf, "left", integer=True)}
+               "kmeans_iterations": Num(0, MAX_KMEANS_ITERATIONS, "both", integer=True)}
 
     def __init__(self, *, rank: int = 128, gamma: float = 1.0, landmark_factor: float = 2.0,
                  kmeans_sample: int = 20000, kmeans_iterations: int = 5, random_state=None):

@@ -12,6 +12,10 @@ import numpy as np
 from ..compute.params import Num
 from .nystrom import NystromFamily
 
+#: products with M RNys may ask for (``rsvd.m``'s q = 1; a few more sharpen the spectrum, each costs an m x m
+#: product and a QR, and a power iteration has no convergence test to stop at): above this, the config is refused
+MAX_POWER_ITERATIONS = 100
+
 
 def randomized_eigenpairs(rng, oversample: int = 10, power_iterations: int = 1):
     """gram -> (lam, V): top-k eigenpairs of a symmetric PSD matrix by a randomised range finder.
@@ -37,7 +41,7 @@ class RNystrom(NystromFamily):
     name = "rnys"
     display = "RNys"
     _params = {**NystromFamily._params, "oversample": Num(0, np.inf, "left", integer=True),
-               "power_iterations": Num(1, np.inf, "left", integer=True)}
+               "power_iterations": Num(1, MAX_POWER_ITERATIONS, "both", integer=True)}
 
     def __init__(self, *, rank: int = 128, gamma: float = 1.0, landmark_factor: float = 2.0,
                  oversample: int = 10, power_iterations: int = 1, random_state=None):

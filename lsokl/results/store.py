@@ -71,7 +71,7 @@ class ResultStore:
             rec = json.loads(self.path(key).read_text())
         except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
             return None
-        return rec if not validate_record(rec) else None
+        return restore_nonfinite(rec) if not validate_record(rec) else None
 
     def status(self, key: str) -> str | None:
         rec = self.read(key)
@@ -86,7 +86,7 @@ class ResultStore:
             except (json.JSONDecodeError, UnicodeDecodeError):
                 continue
             if not validate_record(rec):
-                yield rec
+                yield restore_nonfinite(rec)
 
     def records(self) -> list[dict]:
         return list(self)
@@ -119,8 +119,41 @@ def atomic_write_json(path: Path, obj: dict) -> Path:
     return atomic_write_text(path, json.dumps(_strict(obj), indent=1, allow_nan=False) + "\n")
 
 
+#: how :func:`_strict` writes the floats JSON cannot hold, and what :func:`restore_nonfinite` reads back
+NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def restore_nonfinite(rec: dict) -> dict:
+    """Undo :func:`_strict` where a value is a number by construction: the learner parameters (``params``) and
+    the candidates of a holdout selection. So ``gamma: .inf`` (multi-class BOGD) reads back as the float inf that
+    the config's cells carry, and a reader matching records to cells by their parameters finds it. No learner
+    parameter takes the strings ``"inf"``/``"nan"`` (those are floats in YAML too), so the inverse is exact."""
+    if isinstance(rec.get("params"), dict):
+        rec["params"] = _numbers(rec["params"])
+    sel = (rec.get("holdout") or {}).get("selection") if isinstance(rec.get("holdout"), dict) else None
+    if isinstance(sel, dict):
+        for k in ("chosen", "grid"):
+            if isinstance(sel.get(k), dict):
+                sel[k] = _numbers(sel[k])
+        for cand in sel.get("candidates") or ():
+            if isinstance(cand, dict) and isinstance(cand.get("params"), dict):
+                cand["params"] = _numbers(cand["params"])
+    return rec
+
+
+def _numbers(obj):
+    if isinstance(obj, str):
+        return NONFINITE.get(obj, obj)
+    if isinstance(obj, dict):
+        return {k: _numbers(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_numbers(v) for v in obj]
+    return obj
+
+
 def _strict(obj):
-    """Non-finite floats (a parameter set to inf, say) as strings, so the file stays strict JSON."""
+    """Non-finite floats (a parameter set to inf, say) as strings, so the file stays strict JSON
+    (:func:`restore_nonfinite` reads the parameters back as floats)."""
     if isinstance(obj, float) and not math.isfinite(obj):
         return str(obj)
     if isinstance(obj, dict):

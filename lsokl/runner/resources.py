@@ -2,9 +2,10 @@
 
 Two guards, both cheap and both run before any work starts:
 
-* :func:`count_cells` / :data:`DEFAULT_MAX_CELLS`: the config layer counts a grid (settings x permutations) before it
-  expands it, so ``permutations: 1000000000`` is refused with its count instead of filling memory with cells
-  (``lsokl run --max-cells N`` raises the limit).
+* :func:`settings_count` / :data:`DEFAULT_MAX_CELLS` (defined in :mod:`lsokl.config`, re-exported here): the config
+  layer counts a grid (settings x permutations, and the inner cells of a ``select``) before it expands it, so
+  ``permutations: 1000000000`` is refused with its count instead of filling memory with cells (``lsokl run
+  --max-cells N`` raises the limit).
 * :func:`cell_memory`: what one cell will hold at its peak, from its parameters and the dataset's shape (features
   x samples, D x d, B^2, kernel blocks), compared with the memory available now; a cell above it is not started but
   recorded as failed with the estimate and what dominates it (``lsokl run --memory-limit GIB`` overrides).
@@ -30,10 +31,7 @@ import math
 import os
 
 from ..compute.memory import BLOCK_ROWS, F64, default_learner_estimate  # noqa: F401 (re-exported)
-
-#: cells (settings x permutations) a config may expand to without ``--max-cells``; the largest shipped
-#: reproduction has a few thousand
-DEFAULT_MAX_CELLS = 200_000
+from ..config import DEFAULT_MAX_CELLS, grid_too_large, settings_count  # noqa: F401  (the config layer counts)
 
 
 def gib(n: float) -> str:
@@ -59,21 +57,6 @@ def available_memory() -> int | None:
         return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
         return None
-
-
-# --- grid size ----------------------------------------------------------------------------------------------------
-
-def settings_count(merged: dict) -> int:
-    """How many parameter settings the lists of ``merged`` expand to (their product), without expanding."""
-    return math.prod(len(v) if isinstance(v, list) else 1 for v in merged.values())
-
-
-def grid_too_large(total: int, limit: int | None) -> str | None:
-    if limit is None or total <= limit:
-        return None
-    return (f"the grid expands to {total:,} cells (settings x permutations x datasets), above the limit of "
-            f"{limit:,}; check `permutations:` and the parameter lists, or raise the limit with --max-cells "
-            f"{total}")
 
 
 # --- memory per cell ------------------------------------------------------------------------------------------------
@@ -185,20 +168,32 @@ def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) 
     except LsoklError:
         return [], None
     refused, largest, seen = [], None, set()
+    widths: dict = {}
     for c in cells:
         key = (c.dataset, c.learner, c.task, c.params)
         spec = specs.get(c.dataset)
-        if key in seen or spec is None or spec.d is None or spec.splits["train"].n is None:
+        draws = dict(dict(c.protocol_options).get("draws") or ())
+        if key in seen:
             continue
+        if draws:  # a built-in generator drawn afresh: n from the config, d from two drawn rows
+            if c.dataset not in widths:
+                widths[c.dataset] = _generator_width(c.dataset)
+            n, d, m = int(draws["n_train"]), widths[c.dataset], 1
+            if d is None:
+                continue
+        elif spec is None or spec.d is None or spec.splits["train"].n is None:
+            continue
+        else:
+            n, d = spec.splits["train"].n, spec.d
+            if c.split in ("all", "test") and "test" in spec.splits and spec.splits["test"].n:
+                n = spec.splits["test"].n + (n if c.split == "all" else 0)
+            m = (spec.classes or 1) if c.task == "multiclass" else 1
         seen.add(key)
-        n = spec.splits["train"].n
-        if c.split in ("all", "test") and "test" in spec.splits and spec.splits["test"].n:
-            n = spec.splits["test"].n + (n if c.split == "all" else 0)
         if c.max_samples:
             n = min(n, c.max_samples)
-        m = (spec.classes or 1) if c.task == "multiclass" else 1
         try:
-            parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, spec.d, m, protocol, {})
+            parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, d, m, protocol,
+                                dict(c.protocol_options))
         except Exception:  # noqa: BLE001 - the run reports a learner that cannot be built
             continue
         total = sum(parts.values())
@@ -206,9 +201,19 @@ def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) 
             largest = (total, c.dataset, c.setting())
         why = None if limit is None or math.isinf(limit) else too_much_memory(parts, limit, how)
         if why:
-            refused.append(f"{c.dataset} ({n:,} x {spec.d:,}) {c.setting()}: {why}")
+            refused.append(f"{c.dataset} ({n:,} x {d:,}) {c.setting()}: {why}")
     summary = None
     if largest is not None:
         summary = (f"largest memory estimate: {gib(largest[0])} ({largest[1]} {largest[2]}); a cell may use "
                    + (f"{gib(limit)} ({how})" if limit is not None and not math.isinf(limit) else "any amount"))
     return refused, summary
+
+
+def _generator_width(name: str) -> int | None:
+    """Features of a built-in generator's rows (two rows drawn), or None if it cannot be drawn."""
+    try:
+        from .. import data
+
+        return int(data.load(name, n=2, seed=0).X.shape[1])
+    except Exception:  # noqa: BLE001 - the run reports it
+        return None

@@ -15,14 +15,13 @@ holdout record of the inner split), so a rerun resumes them, and the outer recor
 candidate's score in ``holdout.selection``.
 
 Adding a method (the batch-table helper adds ``by: cv``) = one class with ``name``, ``OPTIONS``
-and three methods, plus one line in :data:`METHODS`:
+(its defaults in :data:`lsokl.protocol_options.SELECT_OPTIONS`, where the config layer validates
+them) and three methods, plus one line in :data:`METHODS`:
 
 * ``splits(prepared, options, seed) -> {suffix: Prepared}``: the inner training/evaluation data,
   built once per dataset in the main process (``validation``: one split; ``cv``: k folds);
 * ``inner(cell, options) -> [(Cell, suffix)]``: the inner cells of one outer cell;
-* ``score(candidate_records) -> float``: one number per candidate from its inner records;
-* optional ``check_option(v, key, name, value) -> value``: validate an option (``v.fail(key, ...)``
-  on a bad one); without it float defaults must lie in (0, 1) and int defaults be >= 2.
+* ``score(candidate_records) -> float``: one number per candidate from its inner records.
 """
 from __future__ import annotations
 
@@ -32,8 +31,8 @@ from dataclasses import replace
 
 import numpy as np
 
-SELECT_KEY = "select"
-GRID = "grid"  # `select: {sigma: grid, ...}`: the candidates are the sigma list the cell's dataset gives
+from ..protocol_options import GRID, SELECT_KEY, SELECT_OPTIONS  # noqa: F401
+from ..protocol_options import parse_select as parse  # noqa: F401  (the config layer validates `select`)
 
 
 class Validation:
@@ -42,23 +41,14 @@ class Validation:
     repetition then uses; false chooses again in each repetition."""
 
     name = "validation"
-    OPTIONS = {"validation_fraction": 0.1, "once": False}
-
-    def check_option(self, v, key: str, name: str, value):
-        if name == "once":
-            if not isinstance(value, bool):
-                v.expected(key, "true or false", value)
-            return value
-        if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1):
-            v.expected(key, "a number strictly between 0 and 1", value)
-        return float(value)
+    OPTIONS = SELECT_OPTIONS["validation"]
 
     def splits(self, prepared, options: dict, seed: int) -> dict:
         from .protocols import Prepared
         from .protocols.holdout import _stratified_split
 
         f = options["validation_fraction"]
-        inner, X_val, y_val = _stratified_split(prepared.train, f, seed + 7919)  # not the test cut's seed
+        inner, X_val, y_val = _stratified_split(prepared.train, f, seed + 7919, "validation")  # not the test cut's seed
         return {f"validation={f:g}": Prepared(train=inner, X_test=X_val, y_test=y_val,
                                               info={"evaluated_on": f"validation {f:g}"})}
 
@@ -98,18 +88,7 @@ class CrossValidation:
     """
 
     name = "cv"
-    OPTIONS = {"folds": 5, "subsample": None, "reduced": None}
-
-    def check(self, v, key: str, options: dict) -> dict:
-        from ..config import _join
-
-        sub = options.get("subsample")
-        if sub is not None:
-            options["subsample"] = v.int_(_join(key, "subsample"), sub, low=2 * options["folds"])
-        why = options.get("reduced")
-        if why is not None and not isinstance(why, str):
-            v.expected(_join(key, "reduced"), "a sentence saying why the CV is reduced", why)
-        return options
+    OPTIONS = SELECT_OPTIONS["cv"]
 
     @staticmethod
     def suffix(options: dict, fold: int) -> str:
@@ -226,58 +205,3 @@ def _canon(d: dict) -> str:
     import json
 
     return json.dumps(d, sort_keys=True, default=lambda o: o.item() if isinstance(o, np.generic) else str(o))
-
-
-def parse(v, key: str, value, cls, lname: str) -> tuple:
-    """Validate a ``select`` mapping; returns the sorted tuple stored on the cell."""
-    from ..config import _join, describe_rule
-
-    if not isinstance(value, dict):
-        v.expected(key, "a mapping like {sigma: [1, 4], by: validation}", value)
-    value = dict(value)
-    method = value.pop("by", None)
-    if method is None:
-        v.fail(_join(key, "by"), "is required (one of " + ", ".join(METHODS) + ")")
-    v.choice(_join(key, "by"), method, tuple(METHODS))
-    m = METHODS[method]
-    out = {"by": method}
-    for opt, default in m.OPTIONS.items():
-        val = value.pop(opt, default)
-        if hasattr(m, "check_option"):  # a method's own validation: check_option(v, key, name, value)
-            out[opt] = m.check_option(v, _join(key, opt), opt, val)
-            continue
-        if isinstance(default, float):
-            if not (isinstance(val, (int, float)) and not isinstance(val, bool) and 0 < val < 1):
-                v.expected(_join(key, opt), "a number strictly between 0 and 1", val)
-            val = float(val)
-        elif isinstance(default, int):
-            val = v.int_(_join(key, opt), val, low=2)
-        out[opt] = val
-    if hasattr(m, "check"):  # options a method validates itself (cv: subsample, reduced)
-        out = m.check(v, key, out)
-    if not value:
-        v.fail(key, "names no parameter to select (e.g. `sigma: [1, 4]`)")
-    accepted = set(cls._get_param_names()) if cls is not None else None
-    for pname, vals in value.items():
-        pkey = _join(key, pname)
-        if accepted is not None and pname not in accepted:
-            from ..errors import closest
-
-            guess = closest(pname, accepted | set(m.OPTIONS))
-            hint = f" Did you mean {guess[0]!r}?" if guess else ""
-            v.fail(pkey, f"{lname} has no parameter {pname!r} and `by: {method}` has no option "
-                         f"{pname!r}.{hint} Options of `by: {method}`: {', '.join(m.OPTIONS)}.")
-        if vals == GRID:
-            out[pname] = GRID  # resolved per dataset from the parameter's list (config expansion)
-            continue
-        if not isinstance(vals, list) or not vals:
-            v.expected(pkey, f"a non-empty list of candidate values (or {GRID!r})", vals)
-        rule = getattr(cls, "_params", {}).get(pname) if cls is not None else None
-        for i, val in enumerate(vals):
-            if rule is not None:
-                try:
-                    rule.check(cls.__name__, pname, val)
-                except ValueError:
-                    v.expected(f"{pkey}[{i}]", describe_rule(rule) or "a valid value", val)
-        out[pname] = tuple(vals)
-    return tuple(sorted(out.items()))

@@ -42,6 +42,15 @@ class FastfoodSVM(BatchClassifier):
         self.random_state = random_state
         self.time_limit = time_limit
 
+    def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+        """The Fastfood features of every training row (n x 2 n_frequencies float64) and LIBLINEAR's own copy of
+        them (lsokl.runner.resources): ``n_frequencies: 1e9`` is refused before the fit allocates them."""
+        cols = 2.0 * float(self.n_frequencies)
+        z = 8.0 * n_samples * cols
+        return {f"Fastfood features Z (n x 2 n_frequencies = {n_samples:,} x {int(cols):,})": z,
+                "LIBLINEAR's copy of Z (value and index per entry)": 1.5 * z,
+                f"Fastfood transform (n_frequencies = {int(self.n_frequencies):,}, padded d)": 8.0 * 4 * cols}
+
     def fit(self, X, y):
         from ...approx.fastfood import Fastfood
 

@@ -30,80 +30,19 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ... import protocol_options as _options
 from . import Outcome, Prepared
 
-OPTIONS = {"rows": "auto", "krr": None, "block_ranks": None}
-DATASET_OPTIONS = ("rows", "krr")  # may also be set per dataset
+OPTIONS = _options.OPTIONS["approximation"]  # the config keys, validated by the config layer
+DATASET_OPTIONS = _options.DATASET_OPTIONS["approximation"]  # may also be set per dataset
+check_options = _options.check_approximation_options
+check_learner = _options.CHECK_LEARNER["approximation"]
 AUTO_FULL = 20000  # `rows: auto`: the full matrix up to this n, else this many sampled rows
 FULL_LIMIT = 60000  # `rows: full` beyond this n: n^2 kernel evaluations is hours; refuse
-KRR_KEYS = ("lambda", "test_fraction", "target")
+KRR_KEYS = _options.KRR_KEYS
 
 
 # --------------------------------------------------------------------------- config
-def check_options(fail, key: str, options: dict) -> dict:
-    """Validated protocol options; ``fail(key, message)`` raises the config error."""
-    out = {}
-    if "rows" in options:
-        rows = options["rows"]
-        if rows is None:
-            rows = "none"
-        ok = rows in ("full", "auto", "none") or (isinstance(rows, Integral) and not isinstance(rows, bool)
-                                                  and rows >= 1)
-        if not ok:
-            fail(_join(key, "rows"), f"expected `full`, `auto`, `none` or an integer >= 1 "
-                                     f"(sampled rows), got {rows!r}")
-        out["rows"] = rows
-    if options.get("krr") is not None:
-        krr = options["krr"]
-        where = _join(key, "krr")
-        if not isinstance(krr, dict):
-            fail(where, f"expected a mapping with `lambda` (e.g. {{lambda: 0.0625}}), got {krr!r}")
-        for k in krr:
-            if k not in KRR_KEYS:
-                fail(_join(where, k), f"unknown key. Allowed: {', '.join(KRR_KEYS)}.")
-        if "lambda" not in krr:
-            fail(where, "needs `lambda` (the ridge added to the diagonal), e.g. {lambda: 0.0625}")
-        lam = krr["lambda"]
-        if not _positive(lam):
-            fail(_join(where, "lambda"), f"expected a number > 0, got {lam!r}")
-        frac = krr.get("test_fraction", 0.2)
-        if not _positive(frac) or not frac < 1:
-            fail(_join(where, "test_fraction"), f"expected a number strictly between 0 and 1, got {frac!r}")
-        target = krr.get("target", "as_loaded")
-        if target not in ("as_loaded", "raw"):
-            fail(_join(where, "target"), f"expected `as_loaded` or `raw`, got {target!r}")
-        out["krr"] = {"lambda": float(lam), "test_fraction": float(frac), "target": target}
-    if options.get("block_ranks") is not None:
-        br = options["block_ranks"]
-        where = _join(key, "block_ranks")
-        if br is True:
-            br = {}
-        if not isinstance(br, dict) or set(br) - {"delta"}:
-            fail(where, f"expected a mapping {{delta: 1.0e-6}} or true, got {br!r}")
-        delta = br.get("delta", 1e-6)
-        if not _positive(delta):
-            fail(_join(where, "delta"), f"expected a number > 0, got {delta!r}")
-        out["block_ranks"] = {"delta": float(delta)}
-    return out
-
-
-def _positive(v) -> bool:
-    return isinstance(v, Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
-
-
-def _join(key: str, sub: str) -> str:
-    return f"{key}.{sub}" if key else sub
-
-
-def check_learner(cls) -> str | None:
-    from ...approx.base import KernelApproximation
-
-    if not (isinstance(cls, type) and issubclass(cls, KernelApproximation)):
-        return ("it is not a kernel approximation; `protocol: approximation` runs "
-                "nystrom, rnys, knys, enys, rks, fastfood or meka")
-    return None
-
-
 def memory_estimate(spec, n_samples: int, n_features: int, n_outputs: int) -> dict:
     """What the protocol holds beside the approximation: the exact and approximate row chunks of
     the error (lsokl.approx.metrics.MAX_FLOATS floats each) and a dense copy of X."""
@@ -234,6 +173,11 @@ def _krr_split(spec, n: int, fraction: float):
 
     ss = np.random.SeedSequence([int(spec["seed"]), 3, name_entropy(spec["dataset"]),
                                  int(spec["permutation"])])
+    from ...splits import rounded_parts, split_problem
+
+    why = split_problem(n, fraction, 1, rounding=rounded_parts)
+    if why:  # the config layer refuses this when it knows the size; a loaded dataset says it here
+        raise ValueError(f"datasets.{spec['dataset']}.krr.test_fraction: {why}")
     perm = np.random.default_rng(ss).permutation(n)
     n_test = int(round(fraction * n))
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])

@@ -49,12 +49,15 @@ import time
 
 import numpy as np
 
+from ... import protocol_options as _options
 from ...errors import ConfigError, DataError
 from . import Outcome, Prepared
 
 # test_with: `final` (the model after the pass) or `average` (KOL's option: the mean of w over the
 # updates; binary FOGD and NOGD; applied after the pass, so test_at curves use the running model)
-OPTIONS = {"epochs": 1, "test_fraction": None, "test_at": None, "test_with": "final"}
+OPTIONS = _options.OPTIONS["holdout"]  # the config keys, validated by the config layer
+check_learner = _options.CHECK_LEARNER["holdout"]
+has_test_split = _options.has_test_split
 
 
 # --------------------------------------------------------------------------- main process
@@ -110,8 +113,15 @@ def _fresh_draws(spec, seed: int) -> Prepared:
     from ...data.preprocess import apply_scale, fit_scale
     from ..seeds import name_entropy
 
+    from ..resources import default_limit, too_much_memory
+
     draws = dict(spec.draws)
     n_train, n_test = int(draws["n_train"]), int(draws["n_test"])
+    need, what = draws_memory(spec)
+    limit, how = default_limit(1)
+    why = too_much_memory({what: need}, limit, how)
+    if why:  # the main process draws repetition 0 here: refuse before allocating it
+        raise ConfigError(f"datasets.{spec.name}.draws: {why.replace(' a cell may use', ' the data may use')}")
 
     def draw(p: int) -> Prepared:
         from dataclasses import replace
@@ -134,21 +144,44 @@ def _fresh_draws(spec, seed: int) -> Prepared:
     return first
 
 
-def has_test_split(name: str) -> bool:
-    from ...data import builtin, registry
+def memory_estimate(spec, n_samples: int, n_features: int, n_outputs: int) -> dict:
+    """What a holdout cell holds beside the learner (lsokl.runner.resources): the training order of every epoch
+    concatenated (int64, plus the epoch being drawn), and with ``draws`` a fresh draw of training and test rows
+    per repetition (float64, with its scaled copy). So ``epochs: 1000000`` or ``draws: {n_train: 1e9}`` is
+    refused with its estimate before the cell starts."""
+    epochs = int(spec.get("epochs") or 1)
+    parts = {f"training order ({epochs:,} epochs x {n_samples:,} rows, int64)": 8.0 * (epochs + 1) * n_samples}
+    draws = dict(spec.get("draws") or ())
+    if draws:
+        rows = int(draws.get("n_train", 0)) + int(draws.get("n_test", 0))
+        parts[f"a fresh draw per repetition ({rows:,} x {n_features:,}, and its scaled copy)"] = \
+            2 * 8.0 * rows * n_features
+    return parts
 
-    if name in builtin.BUILTINS:
-        return False
-    spec = registry.resolve(name)
-    return spec is not None and "test" in registry.get(name).splits
+
+def draws_memory(spec) -> tuple[float, str]:
+    """(bytes, what) of one fresh draw of ``spec.draws`` (training + test rows, float64, and the scaled copy),
+    from the generator's width on two rows: counted before the first draw is made."""
+    from ... import data
+
+    draws = dict(spec.draws)
+    rows = int(draws["n_train"]) + int(draws["n_test"])
+    d = int(data.load(spec.name, n=2, seed=0).X.shape[1])
+    return 2 * 8.0 * rows * d, f"a fresh draw of {spec.name} ({rows:,} x {d:,} float64, and its scaled copy)"
 
 
-def _stratified_split(ds, fraction: float, seed: int):
+def _stratified_split(ds, fraction: float, seed: int, what: str = "test"):
     from dataclasses import replace
 
     from sklearn.model_selection import train_test_split
 
+    from ...splits import classes_needed, split_problem
     from ..seeds import name_entropy
+
+    classes = None if ds.task == "regression" else len(np.unique(np.asarray(ds.y)))
+    why = split_problem(ds.n_samples, fraction, classes_needed(ds.task, classes), what=what)
+    if why:  # the config layer refuses this when it knows the size; a loaded dataset says it here
+        raise ConfigError(f"datasets.{ds.name}: {what}_fraction {why}")
 
     rs = np.random.RandomState(np.random.SeedSequence([seed, 2, name_entropy(ds.name)]).generate_state(1)[0])
     idx = np.arange(ds.n_samples)
@@ -158,14 +191,6 @@ def _stratified_split(ds, fraction: float, seed: int):
     meta = {**ds.meta, "holdout": {"test_fraction": fraction, "seed": seed}}
     train = replace(ds, X=ds.X[tr], y=np.asarray(ds.y)[tr], meta=meta, permutations=None)
     return train, ds.X[te], np.asarray(ds.y)[te]
-
-
-def check_learner(cls) -> str | None:
-    if not callable(getattr(cls, "predict", None)):
-        return "it has no `predict`"
-    if not (callable(getattr(cls, "run", None)) or callable(getattr(cls, "fit", None))):
-        return "it has neither `run` nor `fit`"
-    return None
 
 
 # --------------------------------------------------------------------------- worker

@@ -3,22 +3,18 @@ data, predict then update, mistake rate (or squared loss) at checkpoints. The le
 ``run(X, y, order, n_checkpoints=, random_source=) -> Trace`` (see lsokl.learners.base)."""
 from __future__ import annotations
 
+from ... import protocol_options as _options
 from ..degenerate import check as check_degenerate
 from . import Outcome, Prepared
 
-OPTIONS: dict = {}  # no keys beyond the common ones
+OPTIONS: dict = _options.OPTIONS["online"]  # no keys beyond the common ones
+check_learner = _options.CHECK_LEARNER["online"]
 
 
 def load(spec, seed: int, options: dict) -> Prepared:
     from ..run import load_dataset
 
     return Prepared(train=load_dataset(spec))
-
-
-def check_learner(cls) -> str | None:
-    if not callable(getattr(cls, "run", None)):
-        return "it has no online `run` (it is a batch learner); use `protocol: holdout`"
-    return None
 
 
 def run_cell(job, data) -> Outcome:
