@@ -13,6 +13,7 @@ from ..errors import ConfigError, DataError
 from ..results import ResultStore
 from .backends import BACKENDS, default_jobs, run_dask, run_loky
 from .resources import screen_memory
+from .schedule import History, history_folders, longest_first
 from .seeds import learner_seed
 from .worker import Job
 
@@ -145,24 +146,6 @@ def compiled_variant(job, X) -> tuple:
     return owner, job.spec.get("task"), type(X).__name__, str(X.dtype)
 
 
-def first_compiles_first(work: list, data: dict) -> list:
-    """The jobs in the order to start them: the first job of each compiled variant
-    (:func:`compiled_variant`) first, then the rest as given.
-
-    A worker compiles a learner's loops for a kind of X on its first such cell (numba, 1-8 s,
-    cached on disk after); with the grid in config order, both workers of a cold run meet the
-    same learner first and compile it twice, side by side. Dealt out variant by variant, each
-    compiles different ones, and a worker that later meets a variant the other compiled loads it
-    from the cache. Results do not depend on the order (each cell has its own seeds)."""
-    heads, rest, seen = [], [], set()
-    for item in work:
-        job, dkey = item
-        variant = compiled_variant(job, data[dkey][0])
-        (rest if variant in seen else heads).append(item)
-        seen.add(variant)
-    return heads + rest
-
-
 def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorithms=(),
                    jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                    force: bool = False, retry_failed: bool = False, config_text: str | None = None,
@@ -280,9 +263,16 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     if progress is not None:
         progress.start(len(work) + len(pending))
 
+    history = None  # timings of finished cells (this folder, its search), read when there is work to order
+
     def dispatch(work):
+        nonlocal history
+        if jobs > 1 and len(work) > 1:  # longest first (lsokl.runner.schedule); one worker: the given order
+            if history is None:
+                history = History.from_folders(history_folders(store.root))
+            work = longest_first(work, data, history, jobs)
         # cells whose memory estimate exceeds the limit are recorded as failed instead of started
-        work, refused = screen_memory(first_compiles_first(work, data), data, protocol, memory_limit,
+        work, refused = screen_memory(work, data, protocol, memory_limit,
                                       workers=1 if backend == "dask" else jobs)
         for record in refused:
             record_done(record)
@@ -295,6 +285,8 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
 
     def record_done(record):
         store.write(record)
+        if history is not None:
+            history.add(record)  # the second wave (after `select`) is ordered with these timings
         summary.ran[record["status"]] += 1
         if record["status"] != "ok":
             summary.failures.append(record)

@@ -1,0 +1,203 @@
+"""The order cells start in: longest first, by an estimated cost, so the last cells to finish are short ones.
+
+A grid's cells differ by three orders of magnitude in time (Table 5: an unbudgeted OGD pass over kddcup99 takes
+~10 s, a budgeted pass over german 2 ms). Workers take the next cell in the order given; started in config order,
+the longest cells came last and ran alone at the end (16 workers: 56 % efficiency). Longest-processing-time-first
+list scheduling bounds the makespan by 4/3 of the optimum and, with many short cells, comes close to sum/J.
+
+The estimate of a cell (:func:`estimate_costs`), in order of trust:
+
+1. finished cells of the same dataset, learner and task (an earlier run in the same results folder, or the
+   step-size search's cells in ``RESULTS/search``, which run the same learners over the same data): their
+   measured ``wall_s`` per unit of the model below, times this cell's model;
+2. finished cells of the same learner and task on other datasets: the same rate;
+3. the model alone, in units of the median rate of everything measured (or 1 when nothing is).
+
+The model (:func:`model_cost`) counts the work of one pass from n, the (non-zero) features per row and the
+parameters the memory estimate already reads (``lsokl.runner.resources``): n x d x D for random features,
+n x d x B for a budget, n^2 x d / 8 for an unbudgeted support set that grows with the mistakes.
+
+The first ``jobs`` cells to start are of distinct compiled variants where possible
+(:func:`lsokl.runner.run.compiled_variant`): a cold numba cache then compiles each once, not side by side.
+Results never depend on the order (every cell has its own seeds and record).
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from statistics import median
+
+
+def row_width(X) -> float:
+    """Features a row touches: d for dense data, the mean non-zeros per row for sparse data."""
+    n, d = int(X.shape[0]), int(X.shape[1])
+    nnz = getattr(X, "nnz", None)
+    if nnz is not None and n:
+        return max(float(nnz) / n, 1.0)
+    return float(max(d, 1))
+
+
+def model_cost(learner, n: int, width: float, n_outputs: int = 1) -> float:
+    """Work of one pass, in arbitrary units (see the module docstring)."""
+    n, m = float(max(n, 1)), float(max(n_outputs, 1))
+    D = None
+    try:
+        D = getattr(learner, "n_components_", None)
+    except Exception:  # noqa: BLE001 - a property that validates parameters
+        D = None
+    if D is None and getattr(learner, "n_fourier", None) is not None:
+        D = learner.n_fourier
+    if D is None and getattr(learner, "rho_f", None) is not None and getattr(learner, "budget", None):
+        D = float(learner.rho_f) * float(learner.budget)
+    if D is not None:
+        return n * width * float(D) + n * float(D) * m
+    budget = getattr(learner, "budget", None)
+    if budget is not None and getattr(learner, "budgeted", True):
+        return n * float(budget) * (width + m)
+    if hasattr(learner, "run"):  # unbudgeted: the support set grows with the updates
+        return n * n * (width + m) / 8.0
+    return n * width * 32.0  # a batch learner: a few passes over the data
+
+
+def _learner(spec: dict, overrides=()):
+    from ..learners import registry
+
+    params = {**spec.get("params", {}), **dict(overrides or ())}
+    return registry.create(spec["learner"], spec["task"], **params)
+
+
+def _n_outputs(task: str, y) -> int:
+    if task != "multiclass" or y is None:
+        return 1
+    try:
+        import numpy as np
+
+        return int(np.max(y)) + 1 if len(y) else 1
+    except Exception:  # noqa: BLE001 - a label array we cannot read: one output
+        return 1
+
+
+class History:
+    """Measured cells: (dataset, learner, task) -> rates, wall_s per unit of :func:`model_cost`."""
+
+    def __init__(self):
+        self.rates: dict[tuple, list[float]] = defaultdict(list)
+        self._models: dict = {}
+
+    def add(self, record: dict) -> None:
+        """A finished cell's record (only ``ok`` records with a positive ``wall_s`` count)."""
+        try:
+            if record.get("status") != "ok" or not record.get("wall_s") or record["wall_s"] <= 0:
+                return
+            n, d = int(record["n_samples"]), int(record["n_features"])
+            params = record.get("params") or {}
+            key = (record["learner"], record["task"], json.dumps(params, sort_keys=True, default=str), n, d)
+            if key not in self._models:
+                self._models[key] = model_cost(_learner(record), n, float(d))
+            cost = self._models[key]
+        except Exception:  # noqa: BLE001 - a record from another version or a learner gone: not a timing
+            return
+        if cost > 0 and math.isfinite(cost):
+            self.rates[(record["dataset"], record["learner"], record["task"])].append(record["wall_s"] / cost)
+
+    @classmethod
+    def from_folders(cls, folders) -> "History":
+        """The ok records of these results folders (``<folder>/records/*.json``); absent folders are skipped."""
+        h = cls()
+        for folder in folders:
+            records = Path(folder) / "records"
+            if not records.is_dir():
+                continue
+            for p in records.glob("*.json"):
+                try:
+                    h.add(json.loads(p.read_text()))
+                except (OSError, ValueError):
+                    continue
+        return h
+
+    def rate(self, dataset: str, learner: str, task: str) -> float | None:
+        same = self.rates.get((dataset, learner, task))
+        if same:
+            return median(same)
+        other = [r for (ds, lr, t), rs in self.rates.items() if lr == learner and t == task for r in rs]
+        return median(other) if other else None
+
+    def default_rate(self) -> float:
+        every = [r for rs in self.rates.values() for r in rs]
+        return median(every) if every else 1.0
+
+
+def history_folders(root: str | Path) -> list[Path]:
+    """Where a run into ``root`` finds timings: ``root`` itself, its step-size search (``root/search``) and, for
+    a search folder, the table folder above it."""
+    root = Path(root)
+    folders = [root, root / "search"]
+    if root.name == "search":
+        folders.append(root.parent)
+    return folders
+
+
+def estimate_costs(work: list, data: dict, history: History | None = None) -> list[float]:
+    """The estimated seconds (or model units, where nothing was measured) of each (job, data key) in ``work``."""
+    history = history or History()
+    fallback = history.default_rate()
+    cache: dict = {}
+    out = []
+    for job, dkey in work:
+        spec = job.spec
+        X, y = data[dkey][0], data[dkey][1] if len(data[dkey]) > 1 else None
+        overrides = tuple(getattr(job, "overrides", None) or ())
+        key = (dkey, spec.get("learner"), spec.get("task"),
+               json.dumps(spec.get("params", {}), sort_keys=True, default=str), overrides)
+        if key not in cache:
+            try:
+                cost = model_cost(_learner(spec, overrides), int(X.shape[0]), row_width(X),
+                                  _n_outputs(spec.get("task"), y))
+            except Exception:  # noqa: BLE001 - a learner that cannot be built fails fast in its worker
+                cost = 0.0
+            rate = history.rate(str(spec.get("dataset", str(dkey).split("|")[0])), spec.get("learner"),
+                                spec.get("task"))
+            cache[key] = cost * (fallback if rate is None else rate)
+        out.append(cache[key])
+    return out
+
+
+def longest_first(work: list, data: dict, history: History | None = None, jobs: int = 1,
+                  costs: list[float] | None = None) -> list:
+    """``work`` in decreasing estimated cost (ties keep their given order); the first ``jobs`` of distinct
+    compiled variants where the grid has that many."""
+    from .run import compiled_variant
+
+    if not work:
+        return []
+    costs = estimate_costs(work, data, history) if costs is None else costs
+    order = sorted(range(len(work)), key=lambda i: -costs[i])  # sorted() is stable
+    if jobs > 1:
+        head, seen, rest = [], set(), []
+        for i in order:
+            job, dkey = work[i]
+            variant = compiled_variant(job, data[dkey][0])
+            if len(head) < jobs and variant not in seen:
+                head.append(i)
+                seen.add(variant)
+            else:
+                rest.append(i)
+        order = head + rest
+    return [work[i] for i in order]
+
+
+def replay(durations: list[float], workers: int) -> float:
+    """The makespan of cells of these durations started in this order on ``workers`` workers, each taking the
+    next cell when it is free (what loky and Dask do with one cell per task)."""
+    import heapq
+
+    free = [0.0] * max(workers, 1)
+    heapq.heapify(free)
+    end = 0.0
+    for t in durations:
+        start = heapq.heappop(free)
+        heapq.heappush(free, start + t)
+        end = max(end, start + t)
+    return end
