@@ -132,3 +132,78 @@ def test_running_the_printed_resume_command_runs_the_same_cells_and_no_search(tm
     assert not (res / "search").exists(), "the resumed run started the search the original skipped"
     assert _keys(res) == expected
     assert len(ran) == 7 and not set(ran) & set(saved)
+
+
+# ----------------------------------------------------------------------------------------------- item 14
+SMALL = """\
+name: small
+permutations: 2
+datasets: {checkerboard: {max_samples: 100}}
+algorithms: {rbp: {budget: 10}}
+"""
+
+
+def _small(tmp_path):
+    p = tmp_path / "small.yaml"
+    p.write_text(SMALL)
+    return p
+
+
+def test_a_second_run_on_the_same_results_folder_says_who_holds_it(tmp_path):
+    import subprocess
+    import sys
+
+    from lsokl.cli import app
+
+    res = tmp_path / "res"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from lsokl.results.store import ResultStore, ResultsLock; "
+         "ResultStore(sys.argv[1]).ensure(); ResultsLock(sys.argv[1]).acquire(); print('held', flush=True); "
+         "time.sleep(120)", str(res)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        out = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(_small(tmp_path)), "--results", str(res),
+                                                             "-j", "1", "-q"])
+        assert out.exit_code == 2, out.output
+        assert f"results folder {res} is in use by another lsokl run (pid {holder.pid}" in out.output
+        assert "Traceback" not in out.output and len(out.output.strip().splitlines()) == 1
+        assert not list((res / "records").glob("*.json")), "the refused run wrote records"
+    finally:
+        holder.kill()
+        holder.wait()
+    # the holder died (kill -9): its lock is taken over, with a warning
+    ok = CliRunner().invoke(app, ["run", str(_small(tmp_path)), "--results", str(res), "-j", "1", "-q"])
+    assert ok.exit_code == 0, ok.output
+    assert len(list((res / "records").glob("*.json"))) == 2
+
+
+def test_a_stale_lock_of_a_dead_pid_is_taken_over_with_a_warning(tmp_path):
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    from lsokl.config import load_config
+    from lsokl.results.store import LOCK_NAME
+    from lsokl.runner import run_experiment
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    lock = tmp_path / "res" / "records" / LOCK_NAME
+    lock.parent.mkdir(parents=True)
+    lock.write_text(json.dumps({"pid": dead.pid, "host": socket.gethostname(), "command": "lsokl run x"}))
+    with pytest.warns(UserWarning, match=f"taking over the lock left by a run that is no longer running "
+                                         f"\\(pid {dead.pid}"):
+        s = run_experiment(load_config(_small(tmp_path)), tmp_path / "res", jobs=1)
+    assert s.ran["ok"] == 2
+    assert not lock.exists(), "the lock is removed when the run ends"
+
+
+def test_the_lock_is_reentrant_in_one_process_and_released(tmp_path):
+    from lsokl.results.store import LOCK_NAME, ResultsLock
+
+    with ResultsLock(tmp_path):
+        with ResultsLock(tmp_path):  # the CLI's lock, then run_experiment's on the same folder
+            pass
+        assert (tmp_path / "records" / LOCK_NAME).exists()
+    assert not (tmp_path / "records" / LOCK_NAME).exists()

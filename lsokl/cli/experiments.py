@@ -15,7 +15,10 @@ console = Console()
 
 
 def _fail(exc: Exception) -> None:
-    console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+    from rich.markup import escape
+
+    # one line however long (a log or a terminal wraps it, not rich), and "[...]" in it is text, not markup
+    console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -169,7 +172,7 @@ def run(
 
     from ..packaged import resolve_config
 
-    out, written = results, []
+    out, written, lock = results, [], None
     try:
         config = resolve_config(config)  # a path, or a shipped config's name; a miss lists them
         exp = load_config(config, max_cells=max_cells)
@@ -189,6 +192,10 @@ def run(
             _print_memory(exp, memory_limit, jobs)
             raise typer.Exit(0)
         out = results or Path("results") / exp.name
+        from ..results.store import ResultsLock, ResultStore
+
+        ResultStore(out).ensure()
+        lock = ResultsLock(out).acquire()  # the search and the table: one run per results folder
         from ..progress import CellProgress
 
         # a redrawn bar on a terminal; plain lines every few seconds in a log (CI, nohup, a pipe)
@@ -223,6 +230,9 @@ def run(
         _fail(exc)
     except KeyboardInterrupt:
         _interrupted(ctx, out, written)
+    finally:
+        if lock is not None:
+            lock.release()
     ran = sum(summary.ran.values())
     for name, why in summary.missing.items():
         console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({why})",

@@ -11,6 +11,7 @@ import numpy as np
 from ..config import Cell, DatasetSpec, Experiment, stable_hash
 from ..errors import ConfigError, DataError
 from ..results import ResultStore
+from ..results.store import ResultsLock
 from .backends import BACKENDS, default_jobs, run_dask, run_loky
 from .resources import screen_memory
 from .schedule import History, history_folders, longest_first
@@ -166,8 +167,19 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     if not cells:
         raise ConfigError("no cell of the config matches the -d/-a filters")
     jobs = jobs or default_jobs()
-    version = lsokl_version()
     store = ResultStore(results).ensure()
+    lock = ResultsLock(store.root).acquire()  # one run per results folder (a second one is refused)
+    try:
+        return _run_locked(exp, store, cells, datasets=datasets, jobs=jobs, backend=backend, scheduler=scheduler,
+                           force=force, retry_failed=retry_failed, config_text=config_text, progress=progress,
+                           on_record=on_record, memory_limit=memory_limit)
+    finally:
+        lock.release()
+
+
+def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force, retry_failed, config_text,
+                progress, on_record, memory_limit) -> Summary:
+    version = lsokl_version()
     if config_text is not None:
         store.save_config(exp.config_hash, config_text)
 
