@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError, UnknownNameError, closest
-from .yamlio import DuplicateKeyError, UniqueKeyLoader
+from .yamlio import DuplicateKeyError, UniqueKeyLoader, read_text
 
 TASKS = ("binary", "multiclass", "regression")
 SCALES = ("none", "minmax", "minmax_pm1", "standard", "zscore")
@@ -383,11 +383,13 @@ def load_config(path: str | Path, *, max_cells: int | None = None) -> Experiment
     if not path.exists():
         raise ConfigError(f"{path}: no such config file")
     try:
-        raw = yaml.load(path.read_text(), Loader=_Loader)
+        raw = yaml.load(read_text(path), Loader=_Loader)
     except DuplicateKeyError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except ValueError as exc:  # not UTF-8 (yamlio.read_text)
+        raise ConfigError(str(exc)) from None
     return parse_config(raw, str(path), max_cells=max_cells)
 
 

@@ -207,3 +207,43 @@ def test_the_lock_is_reentrant_in_one_process_and_released(tmp_path):
             pass
         assert (tmp_path / "records" / LOCK_NAME).exists()
     assert not (tmp_path / "records" / LOCK_NAME).exists()
+
+
+# ----------------------------------------------------------------------------------------------- item 16
+def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
+    import socket
+
+    pytest.importorskip("distributed")
+    from lsokl.cli import app
+    from lsokl.runner import backends
+
+    monkeypatch.setattr(backends, "CONNECT_TIMEOUT", 2.0)
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for address in (f"tcp://127.0.0.1:{port}", "no-such-scheme://x"):
+        res = CliRunner(env={"COLUMNS": "300"}).invoke(
+            app, ["run", str(_small(tmp_path)), "--results", str(tmp_path / "r"), "--scheduler", address, "-q"])
+        assert res.exit_code == 2, res.output
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in res.output, res.output
+        assert lines[0].startswith(f"error: cannot reach the Dask scheduler at --scheduler {address}"), lines
+
+
+def test_a_config_or_registry_that_is_not_utf8_is_one_line(tmp_path, monkeypatch):
+    from lsokl.cli import app
+
+    cfg = tmp_path / "latin1.yaml"
+    cfg.write_bytes(SMALL.replace("name: small", "name: caf\xe9 # r\xe9sum\xe9").encode("latin-1"))
+    res = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(cfg), "--results", str(tmp_path / "r")])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert res.output.strip() == f"error: {cfg}: not UTF-8 text (byte 0xe9 at line 1, offset 9); save it as UTF-8"
+
+    reg = tmp_path / "registry.yaml"
+    reg.write_bytes(b"datasets:\n  - name: caf\xe9\n")
+    monkeypatch.setenv("LSOKL_REGISTRY", str(reg))
+    res = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(_small(tmp_path)), "--results",
+                                                         str(tmp_path / "r")])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert res.output.strip() == (f"error: cannot read the dataset registry {reg}: not UTF-8 text (byte 0xe9 at "
+                                  "line 2, offset 23); save it as UTF-8")

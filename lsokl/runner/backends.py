@@ -9,9 +9,29 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from ..errors import LsoklError
 from .worker import Job, execute
 
 BACKENDS = ("loky", "dask")
+#: seconds to wait for a Dask scheduler to answer before saying it cannot be reached
+CONNECT_TIMEOUT = 20.0
+
+
+class SchedulerError(LsoklError, OSError):
+    """A Dask scheduler that cannot be reached (or Dask that is not installed)."""
+
+
+def connect(address: str):
+    """A ``distributed.Client`` of the scheduler at ``address``, or one line saying why there is none."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SchedulerError(f"cannot reach the Dask scheduler at --scheduler {address} within "
+                             f"{CONNECT_TIMEOUT:g} s ({why}); is it running, and is the address "
+                             f"tcp://HOST:PORT as `dask scheduler` printed it?") from None
 
 
 def default_jobs() -> int:
@@ -34,13 +54,13 @@ def run_dask(work: list[tuple[Job, str]], data: dict, jobs: int,
              scheduler: str | None = None) -> Iterator[dict]:
     try:
         from distributed import Client, LocalCluster, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise RuntimeError("the dask backend needs `pip install lsokl[dask]`") from exc
+    except ImportError:  # pragma: no cover - depends on the install
+        raise SchedulerError("the dask backend needs `pip install lsokl[dask]`") from None
     from ..results.record import make_record
 
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        client = connect(scheduler)
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                dashboard_address=None)
