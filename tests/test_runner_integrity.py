@@ -247,3 +247,79 @@ def test_a_config_or_registry_that_is_not_utf8_is_one_line(tmp_path, monkeypatch
     assert res.exit_code == 2 and "Traceback" not in res.output, res.output
     assert res.output.strip() == (f"error: cannot read the dataset registry {reg}: not UTF-8 text (byte 0xe9 at "
                                   "line 2, offset 23); save it as UTF-8")
+
+
+# ----------------------------------------------------------------------------------------------- item 11
+def _no_partial_files(records):
+    import json
+
+    for p in records.iterdir():
+        assert p.suffix == ".json" and not p.name.startswith("."), f"left behind: {p.name}"
+        json.loads(p.read_text())  # complete
+
+
+def test_a_full_disk_while_writing_records_is_one_error_and_nothing_half_written(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from lsokl.config import load_config
+    from lsokl.results import store
+    from lsokl.results.store import DiskFullError
+    from lsokl.runner import run_experiment
+
+    exp = load_config(_small(tmp_path))
+    real_fsync, calls = os.fsync, []
+
+    def fsync(fd):  # the disk fills up at the second record: the bytes are written, the flush fails
+        calls.append(fd)
+        if len(calls) >= 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(store.os, "fsync", fsync)
+    with pytest.raises(DiskFullError) as err:
+        run_experiment(exp, tmp_path / "res", jobs=1)
+    msg = str(err.value)
+    assert msg.startswith(f"no space left on the disk of {tmp_path / 'res' / 'records'} (") and " free) " in msg
+    assert "\n" not in msg
+    records = tmp_path / "res" / "records"
+    _no_partial_files(records)
+    assert len(list(records.glob("*.json"))) == 1
+    monkeypatch.setattr(store.os, "fsync", real_fsync)
+    again = run_experiment(exp, tmp_path / "res", jobs=1)  # space again: the rest runs, nothing is redone
+    assert again.skipped_ok == 1 and again.ran["ok"] == 1
+
+
+def test_a_really_full_disk_stops_the_cli_with_one_line(tmp_path):
+    """A 64 KiB tmpfs as the results folder (needs root; skipped otherwise)."""
+    import os
+    import subprocess
+
+    from lsokl.cli import app
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mnt = tmp_path / "small-disk"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        cfg = tmp_path / "many.yaml"
+        cfg.write_text(SMALL.replace("permutations: 2", "permutations: 60"))
+        res = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(cfg), "--results", str(mnt), "-j", "1",
+                                                             "-q"])
+        assert res.exit_code == 2, res.output
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in res.output, res.output
+        assert lines[0].startswith(f"error: no space left on the disk of {mnt}"), lines
+        assert " free) to write " in lines[0]
+        _no_partial_files(mnt / "records")
+        saved = {p.name: p.read_bytes() for p in (mnt / "records").glob("*.json")}
+        assert 0 < len(saved) < 60
+        subprocess.run(["mount", "-o", "remount,size=4m", str(mnt)], check=True)
+        res = CliRunner().invoke(app, ["run", str(cfg), "--results", str(mnt), "-j", "1", "-q"])
+        assert res.exit_code == 0, res.output
+        assert len(list((mnt / "records").glob("*.json"))) == 60
+        assert all((mnt / "records" / name).read_bytes() == data for name, data in saved.items())
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)

@@ -6,6 +6,7 @@ either no record or a complete one, never half a file.
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -96,21 +97,54 @@ class ResultStore:
         return atomic_write_text(self.root / "configs" / f"{config_hash[:16]}.yaml", text)
 
 
-def atomic_write_text(path: Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+class DiskFullError(LsoklError, OSError):
+    """No space (or quota) left where results are written; nothing was half-written."""
+
+
+#: errno values that mean "the filesystem is full" (ENOSPC; EDQUOT: the user's quota)
+DISK_FULL = tuple(e for e in (getattr(errno, "ENOSPC", None), getattr(errno, "EDQUOT", None)) if e is not None)
+
+
+def disk_full(folder: Path, what: str) -> DiskFullError:
+    """The one-line error for a full disk: the folder, what could not be written, the space left."""
+    import shutil
+
+    from ..progress import size
+
     try:
-        with os.fdopen(fd, "w") as fh:
+        free = f"{size(shutil.disk_usage(folder).free)} free"
+    except OSError:
+        free = "free space unknown"
+    return DiskFullError(f"no space left on the disk of {folder} ({free}) to write {what}; nothing was "
+                         "half-written: free some space (or choose another --results) and run the same command "
+                         "again, finished cells are kept")
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: a reader sees the old file or the
+    whole new one. A full disk raises :class:`DiskFullError` (one line: the folder and its free space) after
+    removing the temporary file."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if exc.errno in DISK_FULL:
+            raise disk_full(path.parent, path.name) from None
+        raise
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.errno in DISK_FULL:
+            raise disk_full(path.parent, path.name) from None
         raise
     return path
 
@@ -229,9 +263,14 @@ class ResultsLock:
         info = {"pid": os.getpid(), "host": host,
                 "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "command": " ".join(sys.argv) if sys.argv and sys.argv[0] else None}
-        os.ftruncate(fd, 0)
-        os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, (json.dumps(info) + "\n").encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, (json.dumps(info) + "\n").encode())
+        except OSError as exc:  # the flock holds without the text; a full disk is said as such
+            if exc.errno not in DISK_FULL:
+                os.close(fd)
+                raise
         _HELD[self.key] = [fd, 1]
         return self
 

@@ -83,9 +83,11 @@ def write_missing(root: Path, missing: dict) -> None:
 
     if not missing:
         return
+    from ..results.store import atomic_write_text
+
     path = Path(root) / MISSING_FILE
     old = json.loads(path.read_text()) if path.exists() else {}
-    path.write_text(json.dumps({**old, **missing}, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(path, json.dumps({**old, **missing}, indent=1, sort_keys=True) + "\n")
 
 
 def clear_missing(root: Path, names) -> None:
@@ -97,7 +99,9 @@ def clear_missing(root: Path, names) -> None:
     old = json.loads(path.read_text())
     new = {k: v for k, v in old.items() if k not in set(names)}
     if new != old:
-        path.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n")
+        from ..results.store import atomic_write_text
+
+        atomic_write_text(path, json.dumps(new, indent=1, sort_keys=True) + "\n")
 
 
 def dataset_hash(ds) -> str:
