@@ -323,3 +323,62 @@ def test_a_really_full_disk_stops_the_cli_with_one_line(tmp_path):
         assert all((mnt / "records" / name).read_bytes() == data for name, data in saved.items())
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+# ----------------------------------------------------------------------------------------------- item 15
+@pytest.mark.timeout(240)
+def test_loky_workers_exit_when_the_run_is_killed(tmp_path):
+    """kill -9 of `lsokl run -j 2`: its loky workers are gone within seconds (loky alone keeps an idle worker
+    for 300 s)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    cfg = tmp_path / "slow.yaml"
+    cfg.write_text("name: slow\npermutations: 200\ndatasets: {checkerboard: {max_samples: 3000}}\n"
+                   "algorithms: {perceptron: {sigma: [1, 2]}}\n")
+    res = tmp_path / "res"
+    proc = subprocess.Popen([sys.executable, "-c", "from lsokl.cli import main; main()", "run", str(cfg),
+                             "--results", str(res), "-j", "2", "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    workers = []
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            kids = [k for k in psutil.Process(proc.pid).children(recursive=True)
+                    if "loky" in " ".join(k.cmdline()) and "resource_tracker" not in " ".join(k.cmdline())]
+            if len(kids) >= 2 and len(list((res / "records").glob("*.json"))) >= 2:
+                workers = kids
+                break
+            time.sleep(0.1)
+        assert len(workers) >= 2, "no loky workers appeared"
+        os.kill(proc.pid, signal.SIGKILL)  # the run only; its workers are left to notice
+        proc.wait()
+        gone_by = time.monotonic() + 10
+        alive = workers
+        while alive and time.monotonic() < gone_by:
+            alive = [w for w in alive if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+            time.sleep(0.1)
+        assert not alive, f"workers still running 10 s after their parent died: {[w.pid for w in alive]}"
+    finally:
+        for w in workers:  # the test's own leftovers, by pid
+            try:
+                w.kill()
+            except psutil.Error:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_a_process_runs_two_grids_on_the_same_workers(tmp_path):
+    """The parent-death hook must not break loky's reusable pool: two grids in one process, both complete."""
+    from lsokl.config import load_config
+    from lsokl.runner import run_experiment
+
+    exp = load_config(_small(tmp_path))
+    for out in ("a", "b"):
+        s = run_experiment(exp, tmp_path / out, jobs=2)
+        assert s.ran["ok"] == 2 and s.exit_code == 0

@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterator
 
 from ..errors import LsoklError
-from .worker import Job, execute
+from .worker import Job, execute, execute_in_worker
 
 BACKENDS = ("loky", "dask")
 #: seconds to wait for a Dask scheduler to answer before saying it cannot be reached
@@ -47,7 +47,8 @@ def run_loky(work: list[tuple[Job, str]], data: dict, jobs: int) -> Iterator[dic
         return
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                         batch_size=1, pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(execute)(job, *data[ds]) for job, ds in work)
+    me = os.getpid()  # workers die with this process, however it ends (kill -9 included)
+    yield from parallel(delayed(execute_in_worker)(me, job, *data[ds]) for job, ds in work)
 
 
 def run_dask(work: list[tuple[Job, str]], data: dict, jobs: int,
