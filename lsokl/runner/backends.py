@@ -1,8 +1,8 @@
 """Where cells run: joblib/loky processes on this machine, or a Dask cluster.
 
 Both yield records as cells finish (in completion order), so the caller can write each one
-the moment it exists. The data for a dataset is shipped once: loky memory-maps large arrays
-into the workers, Dask scatters them to every worker.
+the moment it exists. loky memory-maps large arrays into its workers; Dask workers open the
+datasets themselves, by path (lsokl.runner.bypath), once per worker.
 """
 from __future__ import annotations
 
@@ -51,13 +51,17 @@ def run_loky(work: list[tuple[Job, str]], data: dict, jobs: int) -> Iterator[dic
     yield from parallel(delayed(execute_in_worker)(me, job, *data[ds]) for job, ds in work)
 
 
-def run_dask(work: list[tuple[Job, str]], data: dict, jobs: int,
+def run_dask(work: list[tuple[Job, str]], recipes: dict, jobs: int,
              scheduler: str | None = None) -> Iterator[dict]:
+    """Cells on a Dask cluster (``scheduler``) or a local one of ``jobs`` processes. Each task carries its data's
+    recipe (:mod:`lsokl.runner.bypath`): workers open the datasets by path, once each, instead of receiving
+    pickled arrays."""
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import LocalCluster, as_completed
     except ImportError:  # pragma: no cover - depends on the install
         raise SchedulerError("the dask backend needs `pip install lsokl[dask]`") from None
     from ..results.record import make_record
+    from .bypath import execute_by_path
 
     cluster = None
     if scheduler:
@@ -65,11 +69,9 @@ def run_dask(work: list[tuple[Job, str]], data: dict, jobs: int,
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                dashboard_address=None)
-        client = Client(cluster)
+        client = connect(cluster.scheduler_address)
     try:
-        remote = {ds: tuple(None if a is None else client.scatter(a, broadcast=True) for a in arrays)
-                  for ds, arrays in data.items() if any(d == ds for _, d in work)}
-        futures = {client.submit(execute, job, *remote[ds], pure=False, key=f"cell-{job.key}"): job
+        futures = {client.submit(execute_by_path, job, recipes[ds], pure=False, key=f"cell-{job.key}"): job
                    for job, ds in work}
         for fut in as_completed(futures):
             job = futures[fut]

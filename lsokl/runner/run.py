@@ -13,6 +13,7 @@ from ..errors import ConfigError, DataError
 from ..results import ResultStore
 from ..results.store import ResultsLock
 from .backends import BACKENDS, default_jobs, run_dask, run_loky
+from . import bypath
 from .resources import screen_memory
 from .schedule import History, history_folders, longest_first
 from .seeds import learner_seed
@@ -217,6 +218,11 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
     summary = Summary(selected=0, missing=missing)
     clear_missing(store.root, loaded)  # a dataset that loads now is no longer missing
     data = {name: prep.arrays() for name, prep in prepared.items()}
+    # what a Dask worker opens instead of receiving the arrays (lsokl.runner.bypath)
+    recipes = {name: bypath.load_recipe(exp.protocol, exp.datasets[name], exp.seed,
+                                        {**exp.protocol_options, "test_fraction": exp.datasets[name].test_fraction},
+                                        dataset_hash(loaded[name]))
+               for name in prepared}
 
     # Cells that choose a parameter (``select``) run in a second wave, after their inner cells.
     from . import selection
@@ -231,6 +237,8 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
         if key not in data:
             preps[key] = prep if cell.permutation == 0 else prep.draw(cell.permutation)
             data[key] = preps[key].arrays()
+            recipes[key] = (recipes[cell.dataset] if cell.permutation == 0
+                            else bypath.draw_recipe(recipes[cell.dataset], cell.permutation))
         return key
 
     first, outer = [], []
@@ -247,6 +255,7 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
                 source = preps.get(dkey, prepared[cell.dataset])
                 for sfx, prep in selection.splits(cell, source, exp.seed).items():
                     data[f"{dkey}|{sfx}"] = prep.arrays()
+                    recipes[f"{dkey}|{sfx}"] = bypath.split_recipe(recipes[dkey], cell, exp.seed, sfx)
             first.append((icell, ikey))
         outer.append((cell, dkey))
 
@@ -294,7 +303,7 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
             record_done(record)
         if not work:
             return
-        stream = (run_dask(work, data, jobs, scheduler) if backend == "dask"
+        stream = (run_dask(work, recipes, jobs, scheduler) if backend == "dask"
                   else run_loky(work, data, min(jobs, len(work))))
         for record in stream:
             record_done(record)
