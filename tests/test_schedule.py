@@ -114,3 +114,14 @@ def test_a_grid_run_with_two_workers_hands_the_backend_its_cells_longest_first(t
     assert len(seen) == 8
     assert seen[0] == ("breast_cancer", "perceptron")  # the unbudgeted learner on the larger set
     assert seen[-1] == ("checkerboard", "rbp")
+
+
+def test_history_rates_are_counted_with_the_same_row_width():
+    """A sparse dataset's own timings scale with its non-zeros per row both ways: a cell twice as long as a
+    measured one (twice n) is estimated at twice its wall time, whatever d."""
+    X = sp.random(400, 5000, density=0.002, format="csr", random_state=1)
+    data = {"sparse": (X, np.ones(400))}
+    h = History()
+    h.add(_record("sparse", "rbp", 3.0, n=200, d=5000, budget=10))
+    (cost,) = estimate_costs([job("rbp", "sparse", 0, budget=10)], data, h)
+    assert cost == pytest.approx(6.0, rel=0.02)

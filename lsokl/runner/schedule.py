@@ -10,7 +10,8 @@ The estimate of a cell (:func:`estimate_costs`), in order of trust:
 1. finished cells of the same dataset, learner and task (an earlier run in the same results folder, or the
    step-size search's cells in ``RESULTS/search``, which run the same learners over the same data): their
    measured ``wall_s`` per unit of the model below, times this cell's model;
-2. finished cells of the same learner and task on other datasets: the same rate;
+2. finished cells of the same learner and task on other datasets: the same rate (counted with d, since a
+   record does not keep its data's non-zeros);
 3. the model alone, in units of the median rate of everything measured (or 1 when nothing is).
 
 The model (:func:`model_cost`) counts the work of one pass from n, the (non-zero) features per row and the
@@ -80,11 +81,11 @@ def _n_outputs(task: str, y) -> int:
 
 
 class History:
-    """Measured cells: (dataset, learner, task) -> rates, wall_s per unit of :func:`model_cost`."""
+    """Measured cells: (dataset, learner, task) -> [(learner instance, n_samples, n_features, wall_s)]."""
 
     def __init__(self):
-        self.rates: dict[tuple, list[float]] = defaultdict(list)
-        self._models: dict = {}
+        self.cells: dict[tuple, list[tuple]] = defaultdict(list)
+        self._learners: dict = {}
 
     def add(self, record: dict) -> None:
         """A finished cell's record (only ``ok`` records with a positive ``wall_s`` count)."""
@@ -93,14 +94,14 @@ class History:
                 return
             n, d = int(record["n_samples"]), int(record["n_features"])
             params = record.get("params") or {}
-            key = (record["learner"], record["task"], json.dumps(params, sort_keys=True, default=str), n, d)
-            if key not in self._models:
-                self._models[key] = model_cost(_learner(record), n, float(d))
-            cost = self._models[key]
+            key = (record["learner"], record["task"], json.dumps(params, sort_keys=True, default=str))
+            if key not in self._learners:
+                self._learners[key] = _learner(record)
+            learner = self._learners[key]
         except Exception:  # noqa: BLE001 - a record from another version or a learner gone: not a timing
             return
-        if cost > 0 and math.isfinite(cost):
-            self.rates[(record["dataset"], record["learner"], record["task"])].append(record["wall_s"] / cost)
+        self.cells[(record["dataset"], record["learner"], record["task"])].append(
+            (learner, n, d, float(record["wall_s"])))
 
     @classmethod
     def from_folders(cls, folders) -> "History":
@@ -117,16 +118,28 @@ class History:
                     continue
         return h
 
-    def rate(self, dataset: str, learner: str, task: str) -> float | None:
-        same = self.rates.get((dataset, learner, task))
+    @staticmethod
+    def _rate(cells, width=None) -> float | None:
+        """Median wall_s per model unit; ``width``: the row width to count with (None: each cell's d)."""
+        rates = []
+        for learner, n, d, wall in cells:
+            cost = model_cost(learner, n, float(d) if width is None else width)
+            if cost > 0 and math.isfinite(cost):
+                rates.append(wall / cost)
+        return median(rates) if rates else None
+
+    def rate(self, dataset: str, learner: str, task: str, width: float) -> tuple[float | None, bool]:
+        """(rate, same): the rate of this dataset's cells of the learner, counted with this dataset's row
+        ``width`` (same = True), else of the learner's cells on other datasets, counted with d."""
+        same = self.cells.get((dataset, learner, task))
         if same:
-            return median(same)
-        other = [r for (ds, lr, t), rs in self.rates.items() if lr == learner and t == task for r in rs]
-        return median(other) if other else None
+            return self._rate(same, width), True
+        other = [c for (ds, lr, t), cs in self.cells.items() if lr == learner and t == task for c in cs]
+        return self._rate(other), False
 
     def default_rate(self) -> float:
-        every = [r for rs in self.rates.values() for r in rs]
-        return median(every) if every else 1.0
+        every = [c for cs in self.cells.values() for c in cs]
+        return self._rate(every) or 1.0
 
 
 def history_folders(root: str | Path) -> list[Path]:
@@ -142,7 +155,7 @@ def history_folders(root: str | Path) -> list[Path]:
 def estimate_costs(work: list, data: dict, history: History | None = None) -> list[float]:
     """The estimated seconds (or model units, where nothing was measured) of each (job, data key) in ``work``."""
     history = history or History()
-    fallback = history.default_rate()
+    fallback = None
     cache: dict = {}
     out = []
     for job, dkey in work:
@@ -152,14 +165,21 @@ def estimate_costs(work: list, data: dict, history: History | None = None) -> li
         key = (dkey, spec.get("learner"), spec.get("task"),
                json.dumps(spec.get("params", {}), sort_keys=True, default=str), overrides)
         if key not in cache:
+            n, d, width = int(X.shape[0]), float(max(int(X.shape[1]), 1)), row_width(X)
             try:
-                cost = model_cost(_learner(spec, overrides), int(X.shape[0]), row_width(X),
-                                  _n_outputs(spec.get("task"), y))
+                learner = _learner(spec, overrides)
             except Exception:  # noqa: BLE001 - a learner that cannot be built fails fast in its worker
-                cost = 0.0
-            rate = history.rate(str(spec.get("dataset", str(dkey).split("|")[0])), spec.get("learner"),
-                                spec.get("task"))
-            cache[key] = cost * (fallback if rate is None else rate)
+                cache[key] = 0.0
+                out.append(0.0)
+                continue
+            m = _n_outputs(spec.get("task"), y)
+            rate, same = history.rate(str(spec.get("dataset", str(dkey).split("|")[0])), spec.get("learner"),
+                                      spec.get("task"), width)
+            if rate is None:
+                if fallback is None:
+                    fallback = history.default_rate()
+                rate, same = fallback, not history.cells  # nothing measured: the model with the row width
+            cache[key] = rate * model_cost(learner, n, width if same else d, m)
         out.append(cache[key])
     return out
 
