@@ -125,3 +125,39 @@ def test_history_rates_are_counted_with_the_same_row_width():
     h.add(_record("sparse", "rbp", 3.0, n=200, d=5000, budget=10))
     (cost,) = estimate_costs([job("rbp", "sparse", 0, budget=10)], data, h)
     assert cost == pytest.approx(6.0, rel=0.02)
+
+
+def test_a_finished_cell_re_estimates_the_waiting_cells_of_its_learner():
+    """The model puts `big` rbp first; the first `small` rbp cell takes 100 s: the waiting `small` cells now come
+    before `big`'s, whose estimate leans on the same learner's rate."""
+    from lsokl.runner.schedule import LongestFirst
+
+    work = [job("rbp", "big", "b0", budget=10), job("rbp", "big", "b1", budget=10),
+            job("rbp", "small", "s0", budget=10), job("rbp", "small", "s1", budget=10),
+            job("rbp", "small", "s2", budget=10)]
+    q = LongestFirst(work, DATA, History(), jobs=1)
+    assert q.pop()[0].key == "b0"
+    assert q.pop()[0].key == "b1"
+    q = LongestFirst(work, DATA, History(), jobs=1)
+    first = q.pop()[0]
+    q.finished(_record("small", "rbp", 100.0, budget=10))  # measured elsewhere meanwhile
+    q.finished(_record("big", "rbp", 1.0, n=4000, budget=10))
+    rest = [j.key for j, _ in q]
+    assert first.key == "b0" and rest == ["s0", "s1", "s2", "b1"]
+    assert q.pop() is None
+
+
+def test_replaying_a_queue_feeds_it_the_finished_cells():
+    from lsokl.runner.schedule import LongestFirst, replay_queue
+
+    wall = {"b0": 1.0, "b1": 1.0, "s0": 10.0, "s1": 10.0}
+    work = [job("rbp", "big", k, budget=10) for k in ("b0", "b1")] + \
+           [job("rbp", "small", k, budget=10) for k in ("s0", "s1")]
+    q = LongestFirst(work, DATA, History(), jobs=1)
+    # one worker: b0 (model's longest) runs 1 s; then b1 (the small ones' 10 s are not known yet): 1 s; s0, s1
+    assert replay_queue(q, lambda it: wall[it[0].key], 1,
+                        record=lambda it: _record(it[1], "rbp", wall[it[0].key],
+                                                  n=DATA[it[1]][0].shape[0], budget=10)) == 22.0
+    q = LongestFirst(work, DATA, History(), jobs=2)
+    # two workers, no timings fed back: b0 and b1 (the model's longest) at 0 s, s0 and s1 at 1 s, done at 11 s
+    assert replay_queue(q, lambda it: wall[it[0].key], 2) == pytest.approx(11.0)

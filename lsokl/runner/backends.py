@@ -71,8 +71,10 @@ def run_dask(work: list[tuple[Job, str]], recipes: dict, jobs: int,
                                dashboard_address=None)
         client = connect(cluster.scheduler_address)
     try:
-        futures = {client.submit(execute_by_path, job, recipes[ds], pure=False, key=f"cell-{job.key}"): job
-                   for job, ds in work}
+        # the scheduler starts higher priorities first: the runner's order (longest first)
+        futures = {client.submit(execute_by_path, job, recipes[ds], pure=False, key=f"cell-{job.key}",
+                                 priority=len(work) - i): job
+                   for i, (job, ds) in enumerate(work)}
         for fut in as_completed(futures):
             job = futures[fut]
             if fut.status == "error":  # the worker died or could not unpickle: still record it

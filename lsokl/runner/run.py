@@ -15,7 +15,7 @@ from ..results.store import ResultsLock
 from .backends import BACKENDS, default_jobs, run_dask, run_loky
 from . import bypath
 from .resources import screen_memory
-from .schedule import History, history_folders, longest_first
+from .schedule import History, LongestFirst, history_folders
 from .seeds import learner_seed
 from .worker import Job
 
@@ -289,13 +289,10 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
         progress.start(len(work) + len(pending))
 
     history = None  # timings of finished cells (this folder, its search), read when there is work to order
+    queue = None  # the cells of the wave running now, longest first (lsokl.runner.schedule)
 
     def dispatch(work):
-        nonlocal history
-        if jobs > 1 and len(work) > 1:  # longest first (lsokl.runner.schedule); one worker: the given order
-            if history is None:
-                history = History.from_folders(history_folders(store.root))
-            work = longest_first(work, data, history, jobs)
+        nonlocal history, queue
         # cells whose memory estimate exceeds the limit are recorded as failed instead of started
         work, refused = screen_memory(work, data, protocol, memory_limit,
                                       workers=1 if backend == "dask" else jobs)
@@ -303,15 +300,21 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
             record_done(record)
         if not work:
             return
-        stream = (run_dask(work, recipes, jobs, scheduler) if backend == "dask"
-                  else run_loky(work, data, min(jobs, len(work))))
+        ordered = work
+        if jobs > 1 and len(work) > 1:  # longest first; one worker: the given order
+            if history is None:
+                history = History.from_folders(history_folders(store.root))
+            queue = LongestFirst(work, data, history, jobs)
+            ordered = iter(queue)  # loky takes the next cell as a worker frees: estimates refined meanwhile
+        stream = (run_dask(list(ordered), recipes, jobs, scheduler) if backend == "dask"
+                  else run_loky(ordered, data, min(jobs, len(work))))
         for record in stream:
             record_done(record)
 
     def record_done(record):
         store.write(record)
-        if history is not None:
-            history.add(record)  # the second wave (after `select`) is ordered with these timings
+        if queue is not None:  # the waiting cells of its learner are estimated again (and the second wave too)
+            queue.finished(record)
         summary.ran[record["status"]] += 1
         if record["status"] != "ok":
             summary.failures.append(record)

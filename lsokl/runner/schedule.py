@@ -31,6 +31,10 @@ from pathlib import Path
 from statistics import median
 
 
+#: work of one kernel evaluation beside its d multiply-adds (the exp, the loop), in multiply-adds
+KERNEL_OPS = 16.0
+
+
 def row_width(X) -> float:
     """Features a row touches: d for dense data, the mean non-zeros per row for sparse data."""
     n, d = int(X.shape[0]), int(X.shape[1])
@@ -56,9 +60,9 @@ def model_cost(learner, n: int, width: float, n_outputs: int = 1) -> float:
         return n * width * float(D) + n * float(D) * m
     budget = getattr(learner, "budget", None)
     if budget is not None and getattr(learner, "budgeted", True):
-        return n * float(budget) * (width + m)
+        return n * float(budget) * (width + KERNEL_OPS + m)
     if hasattr(learner, "run"):  # unbudgeted: the support set grows with the updates
-        return n * n * (width + m) / 8.0
+        return n * n * (width + KERNEL_OPS + m) / 8.0
     return n * width * 32.0  # a batch learner: a few passes over the data
 
 
@@ -81,17 +85,20 @@ def _n_outputs(task: str, y) -> int:
 
 
 class History:
-    """Measured cells: (dataset, learner, task) -> [(learner instance, n_samples, n_features, wall_s)]."""
+    """Measured cells: (dataset, learner, task) -> [(learner instance, n_samples, n_features, wall_s)], with the
+    rates derived from them cached until a cell of the same learner is added."""
 
     def __init__(self):
         self.cells: dict[tuple, list[tuple]] = defaultdict(list)
+        self.learners: set = set()  # (learner, task) with at least one timing
         self._learners: dict = {}
+        self._cache: dict = {}
 
-    def add(self, record: dict) -> None:
-        """A finished cell's record (only ``ok`` records with a positive ``wall_s`` count)."""
+    def add(self, record: dict) -> bool:
+        """A finished cell's record (only ``ok`` records with a positive ``wall_s`` count); True if it counted."""
         try:
             if record.get("status") != "ok" or not record.get("wall_s") or record["wall_s"] <= 0:
-                return
+                return False
             n, d = int(record["n_samples"]), int(record["n_features"])
             params = record.get("params") or {}
             key = (record["learner"], record["task"], json.dumps(params, sort_keys=True, default=str))
@@ -99,9 +106,13 @@ class History:
                 self._learners[key] = _learner(record)
             learner = self._learners[key]
         except Exception:  # noqa: BLE001 - a record from another version or a learner gone: not a timing
-            return
+            return False
         self.cells[(record["dataset"], record["learner"], record["task"])].append(
             (learner, n, d, float(record["wall_s"])))
+        self.learners.add((record["learner"], record["task"]))
+        lt = (record["learner"], record["task"])
+        self._cache = {k: v for k, v in self._cache.items() if k[0] != "default" and (k[1], k[2]) != lt}
+        return True
 
     @classmethod
     def from_folders(cls, folders) -> "History":
@@ -133,13 +144,21 @@ class History:
         ``width`` (same = True), else of the learner's cells on other datasets, counted with d."""
         same = self.cells.get((dataset, learner, task))
         if same:
-            return self._rate(same, width), True
-        other = [c for (ds, lr, t), cs in self.cells.items() if lr == learner and t == task for c in cs]
-        return self._rate(other), False
+            key = ("same", learner, task, dataset, width)
+            if key not in self._cache:
+                self._cache[key] = self._rate(same, width)
+            return self._cache[key], True
+        key = ("other", learner, task)
+        if key not in self._cache:
+            other = [c for (ds, lr, t), cs in self.cells.items() if lr == learner and t == task for c in cs]
+            self._cache[key] = self._rate(other)
+        return self._cache[key], False
 
     def default_rate(self) -> float:
-        every = [c for cs in self.cells.values() for c in cs]
-        return self._rate(every) or 1.0
+        if ("default",) not in self._cache:
+            every = [c for cs in self.cells.values() for c in cs]
+            self._cache[("default",)] = self._rate(every) or 1.0
+        return self._cache[("default",)]
 
 
 def history_folders(root: str | Path) -> list[Path]:
@@ -184,28 +203,90 @@ def estimate_costs(work: list, data: dict, history: History | None = None) -> li
     return out
 
 
-def longest_first(work: list, data: dict, history: History | None = None, jobs: int = 1,
-                  costs: list[float] | None = None) -> list:
-    """``work`` in decreasing estimated cost (ties keep their given order); the first ``jobs`` of distinct
-    compiled variants where the grid has that many."""
-    from .run import compiled_variant
+def _group_key(job, dkey) -> tuple:
+    spec = job.spec
+    return (dkey, spec.get("learner"), spec.get("task"),
+            json.dumps(spec.get("params", {}), sort_keys=True, default=str),
+            tuple(getattr(job, "overrides", None) or ()))
 
-    if not work:
-        return []
-    costs = estimate_costs(work, data, history) if costs is None else costs
-    order = sorted(range(len(work)), key=lambda i: -costs[i])  # sorted() is stable
-    if jobs > 1:
-        head, seen, rest = [], set(), []
-        for i in order:
-            job, dkey = work[i]
-            variant = compiled_variant(job, data[dkey][0])
-            if len(head) < jobs and variant not in seen:
-                head.append(i)
-                seen.add(variant)
-            else:
-                rest.append(i)
-        order = head + rest
-    return [work[i] for i in order]
+
+class LongestFirst:
+    """The cells still to start, handed out longest first by their current estimate.
+
+    :meth:`pop` gives the next cell; :meth:`finished` adds a finished cell's record to the history, so the cells
+    of its dataset and learner still waiting are estimated again from what it took (the first OGD pass over a
+    dataset says more about the other 19 than any model). Cells with the same estimate inputs form one group,
+    re-estimated only when their history changes; :meth:`pop` is O(groups). Thread-safe (loky asks for the next
+    cell from its callback thread while the main thread records finished ones)."""
+
+    def __init__(self, work: list, data: dict, history: History | None = None, jobs: int = 1):
+        import threading
+
+        self.data, self.history, self.jobs = data, history or History(), jobs
+        self._lock = threading.Lock()
+        self.groups: dict[tuple, list] = {}
+        for i, item in enumerate(work):
+            self.groups.setdefault(_group_key(*item), []).append((i, item))
+        self.cost: dict[tuple, float] = {}
+        self._stale = set(self.groups)
+        self._started_variants: set = set()
+        self.left = len(work)
+
+    def _refresh(self) -> None:
+        stale = [g for g in self._stale if self.groups.get(g)]
+        if stale:
+            firsts = [self.groups[g][0][1] for g in stale]
+            for g, c in zip(stale, estimate_costs(firsts, self.data, self.history)):
+                self.cost[g] = c
+        self._stale.clear()
+
+    def finished(self, record: dict) -> None:
+        with self._lock:
+            first = not self.history.cells
+            if not self.history.add(record):
+                return
+            lt = (record.get("learner"), record.get("task"))
+            # groups of this learner (its rate moved), and those of learners without timings (the default rate
+            # moved); after the very first timing, every group (the model's units changed)
+            self._stale.update(g for g in self.groups
+                               if first or (g[1], g[2]) == lt or (g[1], g[2]) not in self.history.learners)
+
+    def pop(self):
+        """The next (job, data key), or None when all were handed out."""
+        from .run import compiled_variant
+
+        with self._lock:
+            if not self.left:
+                return None
+            self._refresh()
+            live = [g for g, items in self.groups.items() if items]
+            # the first `jobs` cells: distinct compiled variants where the grid has them (a cold cache compiles
+            # each once, not side by side in two workers)
+            if len(self._started_variants) < self.jobs and self.jobs > 1:
+                fresh = [g for g in live if compiled_variant(self.groups[g][0][1][0], self.data[g[0]][0])
+                         not in self._started_variants]
+                if fresh:
+                    live = fresh
+            best = max(live, key=lambda g: (self.cost.get(g, 0.0), -self.groups[g][0][0]))
+            i, item = self.groups[best].pop(0)
+            self.left -= 1
+            if len(self._started_variants) < self.jobs:
+                self._started_variants.add(compiled_variant(item[0], self.data[item[1]][0]))
+            return item
+
+    def __iter__(self):
+        while True:
+            item = self.pop()
+            if item is None:
+                return
+            yield item
+
+
+def longest_first(work: list, data: dict, history: History | None = None, jobs: int = 1) -> list:
+    """``work`` in decreasing estimated cost (ties keep their given order), the first ``jobs`` of distinct
+    compiled variants where the grid has that many: the order :class:`LongestFirst` gives when no cell finishes
+    in between."""
+    return list(LongestFirst(work, data, history, jobs))
 
 
 def replay(durations: list[float], workers: int) -> float:
@@ -221,3 +302,39 @@ def replay(durations: list[float], workers: int) -> float:
         heapq.heappush(free, start + t)
         end = max(end, start + t)
     return end
+
+
+def replay_queue(queue: LongestFirst, duration, workers: int, record=None, lookahead: int = 0) -> float:
+    """The makespan of a :class:`LongestFirst` queue on ``workers`` workers, with cells finishing (and feeding
+    the queue's history) as the clock passes their end. ``duration(item)``: the cell's seconds; ``record(item)``:
+    its record for :meth:`LongestFirst.finished`. ``lookahead``: cells taken from the queue before a worker is
+    free (joblib pre-dispatches 2 x workers; they are chosen with what was known then)."""
+    import heapq
+    from collections import deque
+
+    running: list = []  # (end, seq, item)
+    ahead: deque = deque()
+    clock, end, seq = 0.0, 0.0, 0
+    free = max(workers, 1)
+
+    def take():
+        item = queue.pop()
+        if item is not None:
+            ahead.append(item)
+        return item is not None
+
+    while True:
+        while len(ahead) < lookahead + free and take():
+            pass
+        while free and ahead:
+            item = ahead.popleft()
+            seq += 1
+            heapq.heappush(running, (clock + duration(item), seq, item))
+            free -= 1
+        if not running:
+            return end
+        clock, _, item = heapq.heappop(running)
+        end = max(end, clock)
+        free += 1
+        if record is not None:
+            queue.finished(record(item))
