@@ -10,9 +10,11 @@ The estimate of a cell (:func:`estimate_costs`), in order of trust:
 1. finished cells of the same dataset, learner and task (an earlier run in the same results folder, or the
    step-size search's cells in ``RESULTS/search``, which run the same learners over the same data): their
    measured ``wall_s`` per unit of the model below, times this cell's model;
-2. finished cells of the same learner and task on other datasets: the same rate (counted with d, since a
-   record does not keep its data's non-zeros);
-3. the model alone, in units of the median rate of everything measured (or 1 when nothing is).
+2. finished cells of other learners of the same kind (random features, budget, unbudgeted) on the same
+   dataset: a dataset's duplicates, sparsity and width move every learner of a kind alike;
+3. finished cells of the same learner, then of its kind, on other datasets (counted with d, since a record does
+   not keep its data's non-zeros);
+4. the model alone, in units of the median rate of everything measured (or 1 when nothing is).
 
 The model (:func:`model_cost`) counts the work of one pass from n, the (non-zero) features per row and the
 parameters the memory estimate already reads (``lsokl.runner.resources``): n x d x D for random features,
@@ -42,6 +44,20 @@ def row_width(X) -> float:
     if nnz is not None and n:
         return max(float(nnz) / n, 1.0)
     return float(max(d, 1))
+
+
+def family(learner) -> str:
+    """Which branch of :func:`model_cost` counts this learner: features, budget, unbudgeted or batch."""
+    try:
+        D = getattr(learner, "n_components_", None)
+    except Exception:  # noqa: BLE001 - a property that validates parameters
+        D = None
+    if D is not None or getattr(learner, "n_fourier", None) is not None or (
+            getattr(learner, "rho_f", None) is not None and getattr(learner, "budget", None)):
+        return "features"
+    if getattr(learner, "budget", None) is not None and getattr(learner, "budgeted", True):
+        return "budget"
+    return "unbudgeted" if hasattr(learner, "run") else "batch"
 
 
 def model_cost(learner, n: int, width: float, n_outputs: int = 1) -> float:
@@ -85,12 +101,13 @@ def _n_outputs(task: str, y) -> int:
 
 
 class History:
-    """Measured cells: (dataset, learner, task) -> [(learner instance, n_samples, n_features, wall_s)], with the
-    rates derived from them cached until a cell of the same learner is added."""
+    """Measured cells: (dataset, learner, task) -> [(learner instance, n_samples, n_features, wall_s, rates by
+    row width)]; the rates :meth:`rate` derives are cached until a cell is added."""
 
     def __init__(self):
         self.cells: dict[tuple, list[tuple]] = defaultdict(list)
         self.learners: set = set()  # (learner, task) with at least one timing
+        self.families: dict = {}  # (learner, task) -> family()
         self._learners: dict = {}
         self._cache: dict = {}
 
@@ -108,10 +125,10 @@ class History:
         except Exception:  # noqa: BLE001 - a record from another version or a learner gone: not a timing
             return False
         self.cells[(record["dataset"], record["learner"], record["task"])].append(
-            (learner, n, d, float(record["wall_s"])))
+            (learner, n, d, float(record["wall_s"]), {}))  # the last: rates by row width, filled when asked
         self.learners.add((record["learner"], record["task"]))
-        lt = (record["learner"], record["task"])
-        self._cache = {k: v for k, v in self._cache.items() if k[0] != "default" and (k[1], k[2]) != lt}
+        self.families[(record["learner"], record["task"])] = family(learner)
+        self._cache = {}  # rates are recomputed when asked (a few medians)
         return True
 
     @classmethod
@@ -133,26 +150,45 @@ class History:
     def _rate(cells, width=None) -> float | None:
         """Median wall_s per model unit; ``width``: the row width to count with (None: each cell's d)."""
         rates = []
-        for learner, n, d, wall in cells:
-            cost = model_cost(learner, n, float(d) if width is None else width)
-            if cost > 0 and math.isfinite(cost):
-                rates.append(wall / cost)
+        for learner, n, d, wall, memo in cells:
+            w = float(d) if width is None else width
+            if w not in memo:
+                cost = model_cost(learner, n, w)
+                memo[w] = wall / cost if cost > 0 and math.isfinite(cost) else None
+            if memo[w] is not None:
+                rates.append(memo[w])
         return median(rates) if rates else None
 
-    def rate(self, dataset: str, learner: str, task: str, width: float) -> tuple[float | None, bool]:
-        """(rate, same): the rate of this dataset's cells of the learner, counted with this dataset's row
-        ``width`` (same = True), else of the learner's cells on other datasets, counted with d."""
+    def rate(self, dataset: str, learner: str, task: str, width: float, kind: str | None = None
+             ) -> tuple[float | None, bool]:
+        """(rate, same): wall_s per model unit for a cell of ``learner`` on ``dataset`` (row ``width``), from
+        the closest measured cells: this dataset and learner; this dataset and learners of the same ``kind``
+        (:func:`family`; a dataset's duplicates, sparsity and width move every learner alike); then this learner
+        on other datasets; then its kind on other datasets. same = True when counted on this dataset (with its
+        row width), False when counted with each cell's d."""
+        key = ("rate", dataset, learner, task, width, kind)
+        if key in self._cache:
+            return self._cache[key]
+        out: tuple[float | None, bool] = (None, False)
         same = self.cells.get((dataset, learner, task))
         if same:
-            key = ("same", learner, task, dataset, width)
-            if key not in self._cache:
-                self._cache[key] = self._rate(same, width)
-            return self._cache[key], True
-        key = ("other", learner, task)
-        if key not in self._cache:
+            out = (self._rate(same, width), True)
+        if out[0] is None and kind is not None:
+            kin = [c for (ds, lr, t), cs in self.cells.items()
+                   if ds == dataset and t == task and self.families.get((lr, t)) == kind for c in cs]
+            if kin:
+                out = (self._rate(kin, width), True)
+        if out[0] is None:
             other = [c for (ds, lr, t), cs in self.cells.items() if lr == learner and t == task for c in cs]
-            self._cache[key] = self._rate(other)
-        return self._cache[key], False
+            if other:
+                out = (self._rate(other), False)
+        if out[0] is None and kind is not None:
+            kin = [c for (ds, lr, t), cs in self.cells.items()
+                   if t == task and self.families.get((lr, t)) == kind for c in cs]
+            if kin:
+                out = (self._rate(kin), False)
+        self._cache[key] = out
+        return out
 
     def default_rate(self) -> float:
         if ("default",) not in self._cache:
@@ -193,7 +229,7 @@ def estimate_costs(work: list, data: dict, history: History | None = None) -> li
                 continue
             m = _n_outputs(spec.get("task"), y)
             rate, same = history.rate(str(spec.get("dataset", str(dkey).split("|")[0])), spec.get("learner"),
-                                      spec.get("task"), width)
+                                      spec.get("task"), width, family(learner))
             if rate is None:
                 if fallback is None:
                     fallback = history.default_rate()
@@ -242,14 +278,9 @@ class LongestFirst:
 
     def finished(self, record: dict) -> None:
         with self._lock:
-            first = not self.history.cells
-            if not self.history.add(record):
-                return
-            lt = (record.get("learner"), record.get("task"))
-            # groups of this learner (its rate moved), and those of learners without timings (the default rate
-            # moved); after the very first timing, every group (the model's units changed)
-            self._stale.update(g for g in self.groups
-                               if first or (g[1], g[2]) == lt or (g[1], g[2]) not in self.history.learners)
+            if self.history.add(record):
+                # its dataset's and its learner's waiting cells (and, through the fallbacks, possibly any)
+                self._stale.update(g for g, items in self.groups.items() if items)
 
     def pop(self):
         """The next (job, data key), or None when all were handed out."""
