@@ -161,3 +161,14 @@ def test_replaying_a_queue_feeds_it_the_finished_cells():
     q = LongestFirst(work, DATA, History(), jobs=2)
     # two workers, no timings fed back: b0 and b1 (the model's longest) at 0 s, s0 and s1 at 1 s, done at 11 s
     assert replay_queue(q, lambda it: wall[it[0].key], 2) == pytest.approx(11.0)
+
+
+def test_a_dataset_s_other_learners_of_the_same_kind_come_before_the_learner_on_other_data():
+    """No rbp timing on `small`: its budgeted neighbour (forgetron, same budget) on `small` says more than rbp
+    on `big`; an unbudgeted learner's timing on `small` is not used for a budgeted cell."""
+    h = History()
+    h.add(_record("big", "rbp", 1.0, n=4000, budget=10))
+    h.add(_record("small", "forgetron", 50.0, budget=10))
+    h.add(_record("small", "perceptron", 1000.0))
+    (cost,) = estimate_costs([job("rbp", "small", 0, budget=10)], DATA, h)
+    assert cost == pytest.approx(50.0)
