@@ -145,7 +145,9 @@ def run(
         [], "-a", "--algorithm", help="only this algorithm, e.g. fogd or 'fogd[eta=0.002]' (repeatable)"),
     jobs: Optional[int] = typer.Option(None, "-j", "--jobs", min=1, help="worker processes [default: all cores]"),
     backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (implies --backend dask)"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, tcp://HOST:PORT (implies --backend dask). Workers open the datasets "
+         "themselves, by name: give them the same LSOKL_DATA_DIR (a shared filesystem) or LSOKL_DATA_MIRROR, and "
+         "LSOKL_REGISTRY if you use your own registry"),
     results: Optional[Path] = typer.Option(None, "--results", help="results folder [default: results/<config name>]"),
     force: bool = typer.Option(False, "--force", help="rerun the selected cells even if finished"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
