@@ -41,7 +41,7 @@ import yaml
 from .errors import ConfigError, UnknownNameError, closest
 from .protocol_options import (CHECK_LEARNER, CHECK_OPTIONS, DATASET_OPTIONS, DEFAULT, OPTIONS, PROTOCOL_NAMES,
                                SELECT_KEY, SELECT_OPTIONS, _join, describe_rule, has_test_split, parse_select)
-from .yamlio import AliasBombError, DuplicateKeyError, UniqueKeyLoader
+from .yamlio import AliasBombError, DuplicateKeyError, UniqueKeyLoader, read_text
 
 TASKS = ("binary", "multiclass", "regression")
 SCALES = ("none", "minmax", "minmax_pm1", "standard", "zscore")
@@ -436,11 +436,13 @@ def load_config(path: str | Path, *, max_cells: int | None = None) -> Experiment
     if not path.exists():
         raise ConfigError(f"{path}: no such config file")
     try:
-        raw = yaml.load(path.read_text(), Loader=_Loader)
+        raw = yaml.load(read_text(path), Loader=_Loader)
     except (DuplicateKeyError, AliasBombError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except ValueError as exc:  # not UTF-8 (yamlio.read_text)
+        raise ConfigError(str(exc)) from None
     return parse_config(raw, str(path), max_cells=max_cells)
 
 

@@ -89,9 +89,13 @@ def read_settings() -> dict:
     if not path.exists():
         return {}
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        from .yamlio import read_text
+
+        data = yaml.safe_load(read_text(path)) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({exc}); fix it or remove it") from None
+    except ValueError as exc:  # not UTF-8
+        raise ConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected `key: value` lines, got {type(data).__name__}")
     return data

@@ -103,3 +103,17 @@ class UniqueKeyLoader(yaml.SafeLoader):
                     raise DuplicateKeyError(key, seen[key], line)
                 seen[key] = line
         return super().construct_mapping(node, deep=deep)
+
+
+def read_text(path) -> str:
+    """A YAML file's text as UTF-8 (YAML's own encoding); a file in another encoding raises ``ValueError`` with
+    one line naming the file, the first undecodable byte and its line."""
+    from pathlib import Path
+
+    raw = Path(path).read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at line {line}, offset "
+                         f"{exc.start}); save it as UTF-8") from None

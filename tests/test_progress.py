@@ -84,7 +84,7 @@ def test_sigint_says_what_is_saved_and_how_to_resume(tmp_path):
     assert f"{saved} cell records are saved in {results / 'records'}" in out, out
     assert "Traceback" not in out
     resume = out.strip().splitlines()[-1].strip()
-    assert resume == f"lsokl run {cfg} --results {results} --jobs 1"
+    assert resume == f"lsokl run {cfg} --jobs 1 --results {results}"
 
 
 def test_fetch_from_a_mirror_shows_bytes_and_rows(tmp_path, use_registry, own_cache):

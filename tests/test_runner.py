@@ -146,33 +146,6 @@ def test_force_reruns_and_filters_select(tmp_path):
         assert r["params"]["budget"] == 10 and r["support_size"] <= 10
 
 
-def test_first_cell_of_each_learner_starts_first():
-    """Workers of a cold run meet different compiled variants first (each compiles its own);
-    the rest keep their order, and nothing is lost or repeated."""
-    from types import SimpleNamespace
-
-    import scipy.sparse as sp
-
-    from lsokl.runner.run import first_compiles_first
-
-    data = {"dense": (np.zeros((3, 2)), None), "dense2": (np.ones((5, 2)), None),
-            "csr": (sp.csr_matrix(np.eye(3)), None), "f32": (np.zeros((3, 2), np.float32), None)}
-
-    def job(alg, task, dkey, n):
-        return (SimpleNamespace(algorithm=alg, spec={"task": task, "learner": alg}, key=n), dkey)
-
-    work = [job("ogd", "binary", "dense", 0), job("ogd", "binary", "dense2", 1),
-            job("bogd", "binary", "dense", 2), job("ogd", "regression", "dense", 3),
-            job("ogd", "binary", "csr", 4), job("bogd", "binary", "dense2", 5),
-            job("ogd", "binary", "f32", 6), job("ogd", "binary", "csr", 7),
-            job("projectron", "binary", "dense", 8), job("projectron++", "binary", "dense", 9),
-            job("no-such-learner", "binary", "dense", 10)]
-    got = [j.key for j, _ in first_compiles_first(work, data)]
-    # Projectron++ shares Projectron's compiled loops (one module): not a head of its own
-    assert got == [0, 2, 3, 4, 6, 8, 10, 1, 5, 7, 9]
-    assert first_compiles_first([], data) == []
-
-
 def _worker_step(grow_mb, lsokl_limit):
     import os
     import time

@@ -15,7 +15,10 @@ console = Console()
 
 
 def _fail(exc: Exception) -> None:
-    console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+    from rich.markup import escape
+
+    # one line however long (a log or a terminal wraps it, not rich), and "[...]" in it is text, not markup
+    console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -85,7 +88,37 @@ def _print_memory(exp, memory_limit, jobs) -> None:
         console.print(f"[yellow]would not start:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
 
-def _interrupted(config, out, written, dataset, algorithm, jobs, backend, scheduler, explicit_results) -> None:
+#: options of `lsokl run` that the printed resume command leaves out: --dry-run never reaches a cell
+RESUME_DROPS = ("dry_run",)
+
+
+def resume_command(ctx) -> list[str]:
+    """The command line of this `lsokl run` as invoked, rebuilt from every parameter click parsed (so an option
+    added to `run` later is carried too): the config as given, then each option whose value differs from its
+    default, under its first long name, repeated for a repeatable option."""
+    cmd = ["lsokl", ctx.command.name or "run"]
+    for param in ctx.command.params:
+        if param.name in RESUME_DROPS:
+            continue
+        value = ctx.params.get(param.name)
+        if param.param_type_name == "argument":  # typer's own click: no isinstance against click's classes
+            cmd += [str(v) for v in (value if param.multiple else [value]) if v is not None]
+            continue
+        if value is None or value == param.get_default(ctx) or (param.multiple and not value):
+            continue
+        name = next((o for o in param.opts if o.startswith("--")), param.opts[0])
+        if param.is_flag:
+            if param.secondary_opts and not value:
+                cmd.append(next((o for o in param.secondary_opts if o.startswith("--")), param.secondary_opts[0]))
+            elif value:
+                cmd.append(name)
+            continue
+        for v in (value if param.multiple else [value]):
+            cmd += [name, str(v)]
+    return cmd
+
+
+def _interrupted(ctx, out, written) -> None:
     """Ctrl-C: say what is safe on disk and the command that carries on from there, then exit 130."""
     import shlex
 
@@ -94,34 +127,27 @@ def _interrupted(config, out, written, dataset, algorithm, jobs, backend, schedu
         raise typer.Exit(130)
     records = Path(out) / "records"
     saved = len(list(records.glob("*.json"))) if records.is_dir() else 0
-    cmd = ["lsokl", "run", str(config)]
-    for d in dataset:
-        cmd += ["-d", d]
-    for a in algorithm:
-        cmd += ["-a", a]
-    if explicit_results:
-        cmd += ["--results", str(out)]
-    if jobs:
-        cmd += ["--jobs", str(jobs)]
-    if scheduler:
-        cmd += ["--scheduler", scheduler]
-    elif backend != "loky":
-        cmd += ["--backend", backend]
+    cmd = resume_command(ctx)
+    how = ("The same command (it keeps --force, so it reruns the cells this run finished too; without --force "
+           "the cells it did not reach would keep their earlier records)" if ctx.params.get("force")
+           else "Finished cells are never redone: resume with")
     console.print(f"\ninterrupted: {len(written)} cells finished in this run; {saved} cell records are saved in "
-                  f"{records}. Finished cells are never redone: resume with\n  {shlex.join(cmd)}", highlight=False,
-                  soft_wrap=True)
+                  f"{records}. {how}\n  {shlex.join(cmd)}", highlight=False, soft_wrap=True)
     raise typer.Exit(130)
 
 
 @app.command("run")
 def run(
+    ctx: typer.Context,
     config: Path = typer.Argument(..., help="experiment config: a YAML file, or the name of a shipped one (table5, binary, ...)"),
     dataset: list[str] = typer.Option([], "-d", "--dataset", help="only this dataset (repeatable)"),
     algorithm: list[str] = typer.Option(
         [], "-a", "--algorithm", help="only this algorithm, e.g. fogd or 'fogd[eta=0.002]' (repeatable)"),
     jobs: Optional[int] = typer.Option(None, "-j", "--jobs", min=1, help="worker processes [default: all cores]"),
     backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (implies --backend dask)"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, tcp://HOST:PORT (implies --backend dask). Workers open the datasets "
+         "themselves, by name: give them the same LSOKL_DATA_DIR (a shared filesystem) or LSOKL_DATA_MIRROR, and "
+         "LSOKL_REGISTRY if you use your own registry"),
     results: Optional[Path] = typer.Option(None, "--results", help="results folder [default: results/<config name>]"),
     force: bool = typer.Option(False, "--force", help="rerun the selected cells even if finished"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
@@ -148,7 +174,7 @@ def run(
 
     from ..packaged import resolve_config
 
-    out, written = results, []
+    out, written, lock = results, [], None
     try:
         config = resolve_config(config)  # a path, or a shipped config's name; a miss lists them
         exp = load_config(config, max_cells=max_cells)
@@ -168,6 +194,10 @@ def run(
             _print_memory(exp, memory_limit, jobs)
             raise typer.Exit(0)
         out = results or Path("results") / exp.name
+        from ..results.store import ResultsLock, ResultStore
+
+        ResultStore(out).ensure()
+        lock = ResultsLock(out).acquire()  # the search and the table: one run per results folder
         from ..progress import CellProgress
 
         # a redrawn bar on a terminal; plain lines every few seconds in a log (CI, nohup, a pipe)
@@ -201,7 +231,10 @@ def run(
     except LsoklError as exc:
         _fail(exc)
     except KeyboardInterrupt:
-        _interrupted(config, out, written, dataset, algorithm, jobs, backend, scheduler, results is not None)
+        _interrupted(ctx, out, written)
+    finally:
+        if lock is not None:
+            lock.release()
     ran = sum(summary.ran.values())
     for name, why in summary.missing.items():
         console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({why})",

@@ -223,11 +223,13 @@ def _load(path: str, mtime: float) -> dict[str, DatasetSpec]:
     from .builtin import BUILTINS
 
     try:
-        from ..yamlio import UniqueKeyLoader
+        from ..yamlio import UniqueKeyLoader, read_text
 
-        raw = yaml.load(Path(path).read_text(), Loader=UniqueKeyLoader)
+        raw = yaml.load(read_text(path), Loader=UniqueKeyLoader)
     except (OSError, yaml.YAMLError) as exc:
         raise DataError(f"cannot read the dataset registry {path}: {exc}") from exc
+    except ValueError as exc:  # not UTF-8: one line, no traceback
+        raise DataError(f"cannot read the dataset registry {exc}") from None
     problems = validate(raw, BUILTINS)
     if problems:
         raise DataError(f"invalid dataset registry {path}:\n  " + "\n  ".join(problems))

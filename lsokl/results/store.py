@@ -6,6 +6,7 @@ either no record or a complete one, never half a file.
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -96,21 +97,54 @@ class ResultStore:
         return atomic_write_text(self.root / "configs" / f"{config_hash[:16]}.yaml", text)
 
 
-def atomic_write_text(path: Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+class DiskFullError(LsoklError, OSError):
+    """No space (or quota) left where results are written; nothing was half-written."""
+
+
+#: errno values that mean "the filesystem is full" (ENOSPC; EDQUOT: the user's quota)
+DISK_FULL = tuple(e for e in (getattr(errno, "ENOSPC", None), getattr(errno, "EDQUOT", None)) if e is not None)
+
+
+def disk_full(folder: Path, what: str) -> DiskFullError:
+    """The one-line error for a full disk: the folder, what could not be written, the space left."""
+    import shutil
+
+    from ..progress import size
+
     try:
-        with os.fdopen(fd, "w") as fh:
+        free = f"{size(shutil.disk_usage(folder).free)} free"
+    except OSError:
+        free = "free space unknown"
+    return DiskFullError(f"no space left on the disk of {folder} ({free}) to write {what}; nothing was "
+                         "half-written: free some space (or choose another --results) and run the same command "
+                         "again, finished cells are kept")
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``: a reader sees the old file or the
+    whole new one. A full disk raises :class:`DiskFullError` (one line: the folder and its free space) after
+    removing the temporary file."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if exc.errno in DISK_FULL:
+            raise disk_full(path.parent, path.name) from None
+        raise
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.errno in DISK_FULL:
+            raise disk_full(path.parent, path.name) from None
         raise
     return path
 
@@ -161,3 +195,150 @@ def _strict(obj):
     if isinstance(obj, (list, tuple)):
         return [_strict(v) for v in obj]
     return obj
+
+
+# --------------------------------------------------------------------------------------------- the folder lock
+#: the lock file of a results folder, beside its records (git-ignored with them)
+LOCK_NAME = ".lsokl-run.lock"
+
+
+class ResultsLockedError(LsoklError):
+    """Another live `lsokl run` holds the results folder."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    except OSError:
+        return False
+    return True
+
+
+_HELD: dict[str, list] = {}  # resolved lock path -> [fd, depth]: a process may take its own lock again
+
+
+class ResultsLock:
+    """One `lsokl run` per results folder: ``records/.lsokl-run.lock`` holds the owner's pid, host, start time
+    and command line, under an exclusive ``flock`` (the kernel drops it when the process dies, however it
+    dies). A second run is refused with who holds it; a lock file left by a dead run (kill -9, a crash) is
+    taken over with a warning. Where ``flock`` is not supported (some network filesystems), the pid in the
+    file decides. Re-entrant within one process (the step-size search and the table share the CLI's lock)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.path = self.root / "records" / LOCK_NAME
+        self.key = str(self.path.resolve())
+
+    @staticmethod
+    def describe(info: dict) -> str:
+        pid, host = info.get("pid"), info.get("host")
+        since, cmd = info.get("started_at"), info.get("command")
+        return (f"pid {pid}" + (f" on {host}" if host else "") + (f", since {since}" if since else "")
+                + (f": {cmd}" if cmd else ""))
+
+    def _read(self, fd: int) -> dict:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            raw = os.read(fd, 1 << 16)
+            return json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _refuse(self, info: dict):
+        raise ResultsLockedError(
+            f"results folder {self.root} is in use by another lsokl run ({self.describe(info)}); wait for it to "
+            f"finish, stop it, or give this run another --results folder")
+
+    def acquire(self) -> "ResultsLock":
+        import socket
+        import sys
+        import warnings
+        from datetime import datetime, timezone
+
+        held = _HELD.get(self.key)
+        if held is not None:
+            held[1] += 1
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(10):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                locked = _flock(fd)
+            except BaseException:
+                os.close(fd)
+                raise
+            if locked is False:
+                info = self._read(fd)
+                os.close(fd)
+                self._refuse(info)
+            try:  # the file may have been removed by its releasing owner after we opened it: open it again
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        else:  # pragma: no cover - ten releases in a row in between
+            raise ResultsLockedError(f"results folder {self.root}: could not take its lock {self.path}")
+        old = self._read(fd)
+        host = socket.gethostname()
+        pid = old.get("pid")
+        if isinstance(pid, int) and pid != os.getpid():
+            if locked is None and (old.get("host") in (None, host)) and _pid_alive(pid):
+                os.close(fd)  # no flock here: the pid decides
+                self._refuse(old)
+            warnings.warn(f"results folder {self.root}: taking over the lock left by a run that is no longer "
+                          f"running ({self.describe(old)})", stacklevel=2)
+        info = {"pid": os.getpid(), "host": host,
+                "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "command": " ".join(sys.argv) if sys.argv and sys.argv[0] else None}
+        try:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, (json.dumps(info) + "\n").encode())
+        except OSError as exc:  # the flock holds without the text; a full disk is said as such
+            if exc.errno not in DISK_FULL:
+                os.close(fd)
+                raise
+        _HELD[self.key] = [fd, 1]
+        return self
+
+    def release(self) -> None:
+        held = _HELD.get(self.key)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] > 0:
+            return
+        del _HELD[self.key]
+        try:
+            os.unlink(self.path)  # before unlocking: a waiting run then opens a fresh file
+        except OSError:
+            pass
+        os.close(held[0])
+
+    def __enter__(self) -> "ResultsLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> bool:
+        self.release()
+        return False
+
+
+def _flock(fd: int):
+    """True: locked; False: another process holds it; None: this filesystem (or OS) has no flock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # ENOLCK, EOPNOTSUPP: a filesystem without locks
+        return None
+    return True

@@ -1,17 +1,37 @@
 """Where cells run: joblib/loky processes on this machine, or a Dask cluster.
 
 Both yield records as cells finish (in completion order), so the caller can write each one
-the moment it exists. The data for a dataset is shipped once: loky memory-maps large arrays
-into the workers, Dask scatters them to every worker.
+the moment it exists. loky memory-maps large arrays into its workers; Dask workers open the
+datasets themselves, by path (lsokl.runner.bypath), once per worker.
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 
-from .worker import Job, execute
+from ..errors import LsoklError
+from .worker import Job, execute, execute_in_worker
 
 BACKENDS = ("loky", "dask")
+#: seconds to wait for a Dask scheduler to answer before saying it cannot be reached
+CONNECT_TIMEOUT = 20.0
+
+
+class SchedulerError(LsoklError, OSError):
+    """A Dask scheduler that cannot be reached (or Dask that is not installed)."""
+
+
+def connect(address: str):
+    """A ``distributed.Client`` of the scheduler at ``address``, or one line saying why there is none."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SchedulerError(f"cannot reach the Dask scheduler at --scheduler {address} within "
+                             f"{CONNECT_TIMEOUT:g} s ({why}); is it running, and is the address "
+                             f"tcp://HOST:PORT as `dask scheduler` printed it?") from None
 
 
 def default_jobs() -> int:
@@ -27,29 +47,34 @@ def run_loky(work: list[tuple[Job, str]], data: dict, jobs: int) -> Iterator[dic
         return
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                         batch_size=1, pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(execute)(job, *data[ds]) for job, ds in work)
+    me = os.getpid()  # workers die with this process, however it ends (kill -9 included)
+    yield from parallel(delayed(execute_in_worker)(me, job, *data[ds]) for job, ds in work)
 
 
-def run_dask(work: list[tuple[Job, str]], data: dict, jobs: int,
+def run_dask(work: list[tuple[Job, str]], recipes: dict, jobs: int,
              scheduler: str | None = None) -> Iterator[dict]:
+    """Cells on a Dask cluster (``scheduler``) or a local one of ``jobs`` processes. Each task carries its data's
+    recipe (:mod:`lsokl.runner.bypath`): workers open the datasets by path, once each, instead of receiving
+    pickled arrays."""
     try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise RuntimeError("the dask backend needs `pip install lsokl[dask]`") from exc
+        from distributed import LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - depends on the install
+        raise SchedulerError("the dask backend needs `pip install lsokl[dask]`") from None
     from ..results.record import make_record
+    from .bypath import execute_by_path
 
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        client = connect(scheduler)
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                dashboard_address=None)
-        client = Client(cluster)
+        client = connect(cluster.scheduler_address)
     try:
-        remote = {ds: tuple(None if a is None else client.scatter(a, broadcast=True) for a in arrays)
-                  for ds, arrays in data.items() if any(d == ds for _, d in work)}
-        futures = {client.submit(execute, job, *remote[ds], pure=False, key=f"cell-{job.key}"): job
-                   for job, ds in work}
+        # the scheduler starts higher priorities first: the runner's order (longest first)
+        futures = {client.submit(execute_by_path, job, recipes[ds], pure=False, key=f"cell-{job.key}",
+                                 priority=len(work) - i): job
+                   for i, (job, ds) in enumerate(work)}
         for fut in as_completed(futures):
             job = futures[fut]
             if fut.status == "error":  # the worker died or could not unpickle: still record it

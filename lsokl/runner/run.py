@@ -11,8 +11,12 @@ import numpy as np
 from ..config import Cell, DatasetSpec, Experiment, stable_hash
 from ..errors import ConfigError, DataError
 from ..results import ResultStore
+from ..results.store import ResultsLock
 from .backends import BACKENDS, default_jobs, run_dask, run_loky
+from . import bypath
+from .bypath import dataset_hash  # noqa: F401 (re-exported)
 from .resources import screen_memory
+from .schedule import History, LongestFirst, compiled_variant, history_folders  # noqa: F401
 from .seeds import learner_seed
 from .worker import Job
 
@@ -81,9 +85,11 @@ def write_missing(root: Path, missing: dict) -> None:
 
     if not missing:
         return
+    from ..results.store import atomic_write_text
+
     path = Path(root) / MISSING_FILE
     old = json.loads(path.read_text()) if path.exists() else {}
-    path.write_text(json.dumps({**old, **missing}, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(path, json.dumps({**old, **missing}, indent=1, sort_keys=True) + "\n")
 
 
 def clear_missing(root: Path, names) -> None:
@@ -95,17 +101,9 @@ def clear_missing(root: Path, names) -> None:
     old = json.loads(path.read_text())
     new = {k: v for k, v in old.items() if k not in set(names)}
     if new != old:
-        path.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n")
+        from ..results.store import atomic_write_text
 
-
-def dataset_hash(ds) -> str:
-    sha = (ds.meta or {}).get("sha256")
-    if sha:
-        return sha
-    h = hashlib.sha256()
-    for a in (ds.X.data if hasattr(ds.X, "indptr") else ds.X, ds.y):
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
+        atomic_write_text(path, json.dumps(new, indent=1, sort_keys=True) + "\n")
 
 
 def dataset_settings(ds) -> str | None:
@@ -133,36 +131,6 @@ def cell_key(cell: Cell, ds, version: str) -> str:
     return stable_hash(cell_spec(cell, ds, version))
 
 
-def compiled_variant(job, X) -> tuple:
-    """What numba compiles a cell's loops for: the module of the learner's class (Projectron and
-    Projectron++ share theirs), the task, and the kind of X (dense or CSR, dtype)."""
-    from ..learners import registry
-
-    try:
-        owner = registry.get(job.spec.get("learner", job.algorithm), job.spec.get("task")).__module__
-    except Exception:  # noqa: BLE001 - a learner that cannot be found fails in its worker, saying why
-        owner = job.algorithm
-    return owner, job.spec.get("task"), type(X).__name__, str(X.dtype)
-
-
-def first_compiles_first(work: list, data: dict) -> list:
-    """The jobs in the order to start them: the first job of each compiled variant
-    (:func:`compiled_variant`) first, then the rest as given.
-
-    A worker compiles a learner's loops for a kind of X on its first such cell (numba, 1-8 s,
-    cached on disk after); with the grid in config order, both workers of a cold run meet the
-    same learner first and compile it twice, side by side. Dealt out variant by variant, each
-    compiles different ones, and a worker that later meets a variant the other compiled loads it
-    from the cache. Results do not depend on the order (each cell has its own seeds)."""
-    heads, rest, seen = [], [], set()
-    for item in work:
-        job, dkey = item
-        variant = compiled_variant(job, data[dkey][0])
-        (rest if variant in seen else heads).append(item)
-        seen.add(variant)
-    return heads + rest
-
-
 def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorithms=(),
                    jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
                    force: bool = False, retry_failed: bool = False, config_text: str | None = None,
@@ -183,8 +151,19 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     if not cells:
         raise ConfigError("no cell of the config matches the -d/-a filters")
     jobs = jobs or default_jobs()
-    version = lsokl_version()
     store = ResultStore(results).ensure()
+    lock = ResultsLock(store.root).acquire()  # one run per results folder (a second one is refused)
+    try:
+        return _run_locked(exp, store, cells, datasets=datasets, jobs=jobs, backend=backend, scheduler=scheduler,
+                           force=force, retry_failed=retry_failed, config_text=config_text, progress=progress,
+                           on_record=on_record, memory_limit=memory_limit)
+    finally:
+        lock.release()
+
+
+def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force, retry_failed, config_text,
+                progress, on_record, memory_limit) -> Summary:
+    version = lsokl_version()
     if config_text is not None:
         store.save_config(exp.config_hash, config_text)
 
@@ -218,6 +197,11 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     summary = Summary(selected=0, missing=missing)
     clear_missing(store.root, loaded)  # a dataset that loads now is no longer missing
     data = {name: prep.arrays() for name, prep in prepared.items()}
+    # what a Dask worker opens instead of receiving the arrays (lsokl.runner.bypath)
+    recipes = {name: bypath.load_recipe(exp.protocol, exp.datasets[name], exp.seed,
+                                        {**exp.protocol_options, "test_fraction": exp.datasets[name].test_fraction},
+                                        dataset_hash(loaded[name]))
+               for name in prepared}
 
     # Cells that choose a parameter (``select``) run in a second wave, after their inner cells.
     from . import selection
@@ -232,6 +216,8 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
         if key not in data:
             preps[key] = prep if cell.permutation == 0 else prep.draw(cell.permutation)
             data[key] = preps[key].arrays()
+            recipes[key] = (recipes[cell.dataset] if cell.permutation == 0
+                            else bypath.draw_recipe(recipes[cell.dataset], cell.permutation))
         return key
 
     first, outer = [], []
@@ -248,6 +234,7 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
                 source = preps.get(dkey, prepared[cell.dataset])
                 for sfx, prep in selection.splits(cell, source, exp.seed).items():
                     data[f"{dkey}|{sfx}"] = prep.arrays()
+                    recipes[f"{dkey}|{sfx}"] = bypath.split_recipe(recipes[dkey], cell, exp.seed, sfx)
             first.append((icell, ikey))
         outer.append((cell, dkey))
 
@@ -280,21 +267,33 @@ def run_experiment(exp: Experiment, results: str | Path, *, datasets=(), algorit
     if progress is not None:
         progress.start(len(work) + len(pending))
 
+    history = None  # timings of finished cells (this folder, its search), read when there is work to order
+    queue = None  # the cells of the wave running now, longest first (lsokl.runner.schedule)
+
     def dispatch(work):
+        nonlocal history, queue
         # cells whose memory estimate exceeds the limit are recorded as failed instead of started
-        work, refused = screen_memory(first_compiles_first(work, data), data, protocol, memory_limit,
+        work, refused = screen_memory(work, data, protocol, memory_limit,
                                       workers=1 if backend == "dask" else jobs)
         for record in refused:
             record_done(record)
         if not work:
             return
-        stream = (run_dask(work, data, jobs, scheduler) if backend == "dask"
-                  else run_loky(work, data, min(jobs, len(work))))
+        ordered = work
+        if jobs > 1 and len(work) > 1:  # longest first; one worker: the given order
+            if history is None:
+                history = History.from_folders(history_folders(store.root))
+            queue = LongestFirst(work, data, history, jobs)
+            ordered = iter(queue)  # loky takes the next cell as a worker frees: estimates refined meanwhile
+        stream = (run_dask(list(ordered), recipes, jobs, scheduler) if backend == "dask"
+                  else run_loky(ordered, data, min(jobs, len(work))))
         for record in stream:
             record_done(record)
 
     def record_done(record):
         store.write(record)
+        if queue is not None:  # the waiting cells of its learner are estimated again (and the second wave too)
+            queue.finished(record)
         summary.ran[record["status"]] += 1
         if record["status"] != "ok":
             summary.failures.append(record)
