@@ -111,9 +111,10 @@ def test_a_grid_run_with_two_workers_hands_the_backend_its_cells_longest_first(t
 
     monkeypatch.setattr(run_mod, "run_loky", in_order)
     run_mod.run_experiment(load_config(p), tmp_path / "r", jobs=2)
-    assert len(seen) == 8
-    assert seen[0] == ("breast_cancer", "perceptron")  # the unbudgeted learner on the larger set
-    assert seen[-1] == ("checkerboard", "rbp")
+    assert len(seen) == 8 and len(set(seen)) == 4
+    # chosen before any cell finished, by the model: the unbudgeted learner on the larger set (later choices
+    # lean on the measured times of the cells before, which vary from run to run)
+    assert seen[0] == ("breast_cancer", "perceptron")
 
 
 def test_history_rates_are_counted_with_the_same_row_width():
