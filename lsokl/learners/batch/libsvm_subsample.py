@@ -37,7 +37,7 @@ class LIBSVMSubsample(LIBSVM):
     }
     _params = {**LIBSVM._params, "fraction": Num(0, 1, "right"), "random_state": SEED}
 
-    def __init__(self, *, C: float = 1.0, sigma: float = 8.0, tol: float = 1e-3,
+    def __init__(self, *, C: float = 1.0, sigma: float | str = "scale", tol: float = 1e-3,
                  shrinking: bool = True, cache_size: float = 100.0, max_iter: int = -1,
                  time_limit: float | None = None, fraction: float = 0.2, random_state=None):
         super().__init__(C=C, sigma=sigma, tol=tol, shrinking=shrinking, cache_size=cache_size,
