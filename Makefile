@@ -23,6 +23,10 @@ install: $(STAMP)
 demo: $(STAMP)  ## a small real experiment, offline: prints a table
 	$(LSOKL) run configs/quickstart.yaml --results results/quickstart
 	$(LSOKL) report results/quickstart
+	@echo ""
+	@echo "lsokl is installed in $(VENV). To type 'lsokl ...' yourself, put it on the PATH:"
+	@echo "  . $(VENV)/bin/activate        (this shell; or run $(LSOKL) directly)"
+	@echo "  pip install .                 (into any environment of your own)"
 
 test: $(STAMP)  ## the whole test suite (reference-run checks skip without ../shared/data)
 	$(PY) -m pytest -q -p no:cacheprovider

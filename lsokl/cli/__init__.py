@@ -16,9 +16,29 @@ app = typer.Typer(
 
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("lsokl")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            from .. import __version__ as text
+        typer.echo(f"lsokl {text}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
-    """Reproduce large-scale online kernel learning papers on real data, fast."""
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="print the installed lsokl version and exit"),
+) -> None:
+    """Reproduce large-scale online kernel learning papers on real data, fast.
+
+    Kernels are Gaussian, k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)). Every paper config states
+    its sigma; in Python a learner's default is sigma="scale", scikit-learn's gamma='scale' rule
+    (sigma = sqrt(n_features * X.var() / 2), from the data of the first fit, kept as sigma_).
+    """
 
 
 from . import data as _data  # noqa: E402,F401  (registers `fetch`, `datasets`)
