@@ -257,6 +257,8 @@ def describe_rule(rule) -> str | None:
         return "one of " + ", ".join(repr(o) for o in rule.options)
     if name == "Seed":
         return "null or an integer >= 0"
+    if name == "Width":  # a kernel width: a number, or "scale" (fitted from the data)
+        return "a number > 0 or 'scale'"
     return None
 
 

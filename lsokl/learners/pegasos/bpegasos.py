@@ -776,6 +776,14 @@ class BSGDR(BSGD):
     name = "bsgd-r"
     fixed_maintenance = "smallest"
 
+    def _expected_failed_checks_for_params(self) -> dict:
+        if self.task == "multiclass" and int(self.budget) <= 20:
+            return {"check_classifiers_train": (
+                "budget <= 20 with removal of the smallest SV (BSGD-R): one pass over the check's "
+                "300 points of 3 overlapping blobs ends at 79% training accuracy, below its 0.83 "
+                "(merging, BSGD-M, keeps 91%; budget 100 gives BSGD-R 89%)")}
+        return {}
+
 
 class BinaryBSGDM(TwoClasses, BSGDM):
     __doc__ = BSGD.__doc__

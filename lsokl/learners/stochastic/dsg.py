@@ -137,6 +137,13 @@ class DSG(BlockModel):
     task = "binary"
     randomized = True
     _losses = ("hinge", "logistic")
+    expected_failed_checks = {
+        "check_methods_subset_invariance":
+            "dtype='float32' (the default, the paper's GPU setting): the float32 product of the "
+            "features and the coefficients sums in an order that depends on how many rows BLAS "
+            "gets; with the fitted sigma='scale' the check's scores reach ~10 and differ by "
+            "~4e-7 relative, above its 1e-7; dtype='float64' passes.",
+    }
     _params = {"sigma": SIGMA, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
                "schedule": Schedule(), "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE,
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
@@ -321,8 +328,7 @@ class MulticlassDSG(DSG):
             "dtype='float32' (the default, the paper's GPU setting): the (n, width) x (width, K) "
             "float32 GEMM of the scores sums a row's products in an order that depends on how many "
             "rows BLAS gets (its edge kernels), ~3e-7 relative, above the check's 1e-7; "
-            "dtype='float64' passes. The binary and regression scores (one output, a GEMV) do not "
-            "depend on the row count.",
+            "dtype='float64' passes.",
     }
 
     def __init__(self, *, loss: str = "logistic", sigma: float | str = "scale", nu: float = 0.0,
@@ -342,6 +348,8 @@ class RegressionDSG(DSG):
     ``target_offset="mean"`` subtracts the training targets' mean before training and adds it
     back to every prediction (a preprocessing step, as standardising the target; the model has no
     bias term). ``"none"`` (default) learns the raw targets."""
+
+    expected_failed_checks = {}  # its one-output float32 scores stay within the check's 1e-7
 
     task = "regression"
     _losses = ("squared",)
