@@ -65,3 +65,10 @@ def test_unknown_format_is_one_clear_error():
     result = CliRunner().invoke(app, ["algorithms", "--format", "tvs"])
     assert result.exit_code == 2
     assert "unknown format 'tvs'" in result.output and "tsv" in result.output
+
+
+def test_help_documents_the_kernel_and_the_scale_rule():
+    for args in (["--help"], ["algorithms", "--help"]):
+        text = " ".join(CliRunner().invoke(app, args).output.split())
+        assert "exp(-||x - x'||^2 / (2 sigma^2))" in text
+        assert "sqrt(n_features * X.var() / 2)" in text and "sigma_" in text
