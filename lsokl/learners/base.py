@@ -30,9 +30,18 @@ types are scikit-learn's, and no array reaches compiled code unless its shapes a
 at least one row and one feature, finite, real; len(y) == n_samples). :meth:`run`, the hot path
 the runner uses, does the same shape checks without copying the (memory-mapped) data.
 
+Kernel width (issue 25). Every kernel is exp(-||x - x'||^2 / (2 sigma^2)). ``sigma="scale"``, the
+default of every learner, is scikit-learn's ``gamma='scale'``: sigma = sqrt(n_features * X.var() / 2)
+from the data of the first ``fit`` / ``partial_fit`` / ``run`` (:func:`fit_width`, rule in
+:mod:`lsokl.compute.params`), kept as ``sigma_``, which is what the compiled loops read; a number is
+used as given (every paper config states its sigma). ``fit`` warns (:class:`ConstantPredictorWarning`)
+when the model it leaves predicted one class, or one value, on its own training data, naming the
+width and the step size as the likely causes.
+
 Documented expected failures of scikit-learn's estimator checks are declared per class in
-``expected_failed_checks`` ({check name: reason}); they reach the checks through the estimator's
-tags (:class:`LearnerTags`), see ``tests/learners/test_sklearn_contract.py``.
+``expected_failed_checks`` ({check name: reason}), or per parameter setting by a method
+``_expected_failed_checks_for_params``; they reach the checks through the estimator's tags
+(:class:`LearnerTags`), see ``tests/learners/test_sklearn_contract.py``.
 """
 from __future__ import annotations
 
