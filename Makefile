@@ -23,6 +23,10 @@ install: $(STAMP)
 demo: $(STAMP)  ## a small real experiment, offline: prints a table
 	$(LSOKL) run configs/quickstart.yaml --results results/quickstart
 	$(LSOKL) report results/quickstart
+	@echo ""
+	@echo "lsokl is installed in $(VENV). To type 'lsokl ...' yourself, put it on the PATH:"
+	@echo "  . $(VENV)/bin/activate        (this shell; or run $(LSOKL) directly)"
+	@echo "  pip install .                 (into any environment of your own)"
 
 test: $(STAMP)  ## the whole test suite (reference-run checks skip without ../shared/data)
 	$(PY) -m pytest -q -p no:cacheprovider
@@ -89,15 +93,15 @@ clean:
 .PHONY: fig3 fig4 figures-convergence figures
 fig3: $(STAMP)  ## Fig. 3: FOGD rho_f and NOGD rho_n sensitivity (dna, satimage; B=200)
 	$(LSOKL) run configs/fig3-sensitivity.yaml --results results/fig3 -j 2 -q
-	$(LSOKL) figure results/fig3 --sweep rho_f --sweep rho_n --prefix fig3- --out results/fig3 --title "Fig. 3 sensitivity"
+	$(LSOKL) figure results/fig3 --sweep rho_f --sweep rho_n --prefix fig3- --out results/fig3 --title "Fig. 3 sensitivity" --paper lsokl2016:table7
 
 fig4: $(STAMP)  ## Fig. 4: budget sensitivity (german, spambase, dna, satimage; B=50..500)
 	$(LSOKL) run configs/fig4-budget.yaml --results results/fig4 -j 2 -q
-	$(LSOKL) figure results/fig4 --sweep budget --prefix fig4- --out results/fig4 --title "Fig. 4 budget"
+	$(LSOKL) figure results/fig4 --sweep budget --prefix fig4- --out results/fig4 --title "Fig. 4 budget" --paper lsokl2016:table5,lsokl2016:table7
 
 figures-convergence: $(STAMP)  ## Figs. 1-2 and 5-6 from the Table 7 / Table 9 runs (reproduce-table7/9 first), and their step-size search curves
-	$(LSOKL) figure results/table7 --convergence --out results/table7/figures
-	$(LSOKL) figure results/table9 --convergence --out results/table9/figures
+	$(LSOKL) figure results/table7 --convergence --out results/table7/figures --paper lsokl2016:table7
+	$(LSOKL) figure results/table9 --convergence --out results/table9/figures --paper lsokl2016:table9
 	$(LSOKL) figure results/table7/search --sweep eta --paper lsokl2016:table7 --prefix search- --out results/table7/figures/search
 	$(LSOKL) figure results/table9/search --sweep eta --paper lsokl2016:table9 --prefix search- --out results/table9/figures/search
 

@@ -78,7 +78,7 @@ def check_approximation_options(fail, key: str, options: dict) -> dict:
 
 
 def _positive(v) -> bool:
-    return isinstance(v, Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
+    return isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(v) and v > 0
 
 
 def _join(key: str, sub: str) -> str:
@@ -237,4 +237,6 @@ def describe_rule(rule) -> str | None:
         return "one of " + ", ".join(repr(o) for o in rule.options)
     if name == "Seed":
         return "null or an integer >= 0"
+    if name == "Width":  # a kernel width: a number, or "scale" (fitted from the data)
+        return "a number > 0 or 'scale'"
     return None

@@ -36,7 +36,7 @@ def test_bad_value_names_file_key_path_and_expectation(tmp_path):
         algorithms:
           perceptron: {sigma: 0.2x}
         """)
-    assert "exp.yaml: algorithms.perceptron.sigma: expected a number > 0, got '0.2x'" in msg
+    assert "exp.yaml: algorithms.perceptron.sigma: expected a number > 0 or 'scale', got '0.2x'" in msg
 
 
 def test_bad_list_element_is_located(tmp_path):
@@ -45,7 +45,7 @@ def test_bad_list_element_is_located(tmp_path):
         algorithms:
           perceptron: {sigma: [1, -2]}
         """)
-    assert "algorithms.perceptron.sigma[1]: expected a number > 0, got -2" in msg
+    assert "algorithms.perceptron.sigma[1]: expected a number > 0 or 'scale', got -2" in msg
 
 
 def test_bad_per_dataset_override_is_located(tmp_path):
@@ -54,7 +54,7 @@ def test_bad_per_dataset_override_is_located(tmp_path):
           checkerboard: {algorithms: {perceptron: {sigma: 0}}}
         algorithms: [perceptron]
         """)
-    assert "datasets.checkerboard.algorithms.perceptron.sigma: expected a number > 0, got 0" in msg
+    assert "datasets.checkerboard.algorithms.perceptron.sigma: expected a number > 0 or 'scale', got 0" in msg
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -109,6 +109,7 @@ def test_search_never_selects_a_degenerate_setting(tmp_path):
         seed: 1
         permutations: 2
         budgets: 20
+        defaults: {sigma: 8}
         datasets:
           diabetes: {max_samples: 200}
         algorithms:

@@ -45,6 +45,16 @@ def test_wheel_carries_registry_configs_and_paper_tables(wheel):
     assert any(n.startswith("lsokl/report/paper_tables/") and n.endswith(".csv") for n in names)
 
 
+def test_wheel_declares_the_mit_license_with_its_file(wheel):
+    """SPDX ``license = "MIT"`` plus ``license-files`` (issue 25: no deprecated license table)."""
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    text = archive.read(meta).decode()
+    assert "License-Expression: MIT" in text
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+
+
 def test_installed_wheel_runs_datasets_and_the_quickstart(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)

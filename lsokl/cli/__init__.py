@@ -7,7 +7,10 @@ app = typer.Typer(
     name="lsokl",
     help="Reproduce large-scale online kernel learning papers (FOGD, NOGD and their baselines) "
     "on real data, fast.\n\nTypical use: `lsokl fetch a9a`, `lsokl run configs/table5.yaml`, "
-    "`lsokl report results/table5`.",
+    "`lsokl report results/table5`.\n\nKernels are Gaussian, k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)). "
+    "Every paper config states its sigma; in Python a learner's default is sigma=\"scale\", "
+    "scikit-learn's gamma='scale' rule (sigma = sqrt(n_features * X.var() / 2), from the data of the "
+    "first fit, kept as sigma_). `lsokl algorithms` lists every learner with its defaults.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -16,8 +19,23 @@ app = typer.Typer(
 
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("lsokl")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            from .. import __version__ as text
+        typer.echo(f"lsokl {text}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="print the installed lsokl version and exit"),
+) -> None:
     """Reproduce large-scale online kernel learning papers on real data, fast."""
 
 

@@ -5,16 +5,17 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from ..errors import LsoklError
 from . import app
+from .output import format_option, make_console, print_table
 
 
 
 def _consoles() -> tuple[Console, Console]:
     # created per call, not at import, so the terminal width (COLUMNS) is read when the command runs
-    return Console(), Console(stderr=True)
+    # not cut to 80 columns when the output is a pipe or a log (lsokl.cli.output)
+    return make_console(), make_console(stderr=True)
 
 
 @app.command("fetch")
@@ -104,6 +105,7 @@ _SOURCE_LABELS = {
 @app.command("datasets")
 def datasets(
     task: Optional[str] = typer.Option(None, "--task", help="Only this task: binary, multiclass or regression."),
+    fmt: str = format_option(),
 ) -> None:
     """List the registered and built-in datasets: task, n, d, source, mirror file and cache status.
 
@@ -120,11 +122,10 @@ def datasets(
     except LsoklError as exc:
         err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
         raise typer.Exit(2) from None
-    table = Table(title=f"datasets (cache: {cache.root()})")
-    for col, kw in (("name", {"style": "bold", "no_wrap": True}), ("aliases", {}), ("task", {}), ("n", {"justify": "right"}),
-                    ("d", {"justify": "right"}), ("classes", {"justify": "right"}), ("source", {}),
-                    ("mirror file(s)", {}), ("cached", {})):
-        table.add_column(col, **kw)
+    columns = [("name", {"style": "bold", "no_wrap": True}), ("aliases", {}), ("task", {}), ("n", {"justify": "right"}),
+               ("d", {"justify": "right"}), ("classes", {"justify": "right"}), ("source", {}),
+               ("mirror file(s)", {}), ("cached", {})]
+    rows = []
     for name, spec in specs.items():
         if task and spec.task != task:
             continue
@@ -133,11 +134,11 @@ def datasets(
         if "test" in spec.splits and spec.splits["test"].n:
             n_text += f" + {spec.splits['test'].n:,}"
         status = [s for s in spec.splits if cache.is_complete(name, s, spec.spec_hash)]
-        table.add_row(name, ", ".join(spec.aliases), spec.task, n_text, str(spec.d or "?"),
-                      str(spec.classes or ""), _SOURCE_LABELS.get(spec.source, spec.source), "\n".join(spec.mirror_paths),
-                      "[green]" + ", ".join(status) + "[/green]" if status else "[dim]no[/dim]")
+        rows.append((name, ", ".join(spec.aliases), spec.task, n_text, str(spec.d or "?"),
+                     str(spec.classes or ""), _SOURCE_LABELS.get(spec.source, spec.source), "\n".join(spec.mirror_paths),
+                     "[green]" + ", ".join(status) + "[/green]" if status else "[dim]no[/dim]"))
     for name, (fn, btask, source) in builtin.BUILTINS.items():
         if task and btask != task:
             continue
-        table.add_row(name, "", btask, "", "", "", source, "", "[dim]built-in[/dim]")
-    console.print(table)
+        rows.append((name, "", btask, "", "", "", source, "", "[dim]built-in[/dim]"))
+    print_table(console, f"datasets (cache: {cache.root()})", columns, rows, fmt)

@@ -5,13 +5,13 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from ..errors import LsoklError
 from . import app
+from .output import check_format, format_option, make_console, rule
 
-console = Console()
+console = make_console()  # full width when not on a terminal: tables and summaries never cut
 
 
 def _fail(exc: Exception) -> None:
@@ -257,6 +257,7 @@ def report(
         None, "--paper", help="add published values and deviations, e.g. lsokl2016:table5"),
     compact: bool = typer.Option(False, "--compact", help="also write every record to one parquet/CSV file"),
     plots: bool = typer.Option(True, "--plots/--no-plots", help="convergence plots (PNG and SVG)"),
+    fmt: str = format_option(),
 ) -> None:
     """Aggregate over permutations into tables in the papers' layout (Markdown, CSV, LaTeX) and plots."""
     from ..report import build_report
@@ -270,8 +271,16 @@ def report(
         rep = build_report(results, out, paper=paper, compact=compact, plots=plots)
     except LsoklError as exc:
         _fail(exc)
+    if check_format(fmt) != "table":  # the tables only, as delimited rows (one block per task)
+        import sys
+
+        for i, (task, wide) in enumerate(rep.tables.items()):
+            if i:
+                sys.stdout.write("\n")
+            wide.to_csv(sys.stdout, sep="," if fmt.lower() == "csv" else "\t", index=False)
+        return
     for task, wide in rep.tables.items():
-        console.rule(f"{task} ({rep.n_records} records)")
+        rule(console, f"{task} ({rep.n_records} records)")
         for piece in split_for_width(wide, max(console.width - 6, 60)):
             table = Table(show_lines=False)
             for i, col in enumerate(piece.columns):
@@ -300,8 +309,10 @@ def figure(
         False, "--test-curve", help="test error vs training samples seen (log x), mean and ±1 std band over "
         "repetitions, from holdout records with a curve (DSG Fig. 1)"),
     paper: Optional[str] = typer.Option(
-        None, "--paper", help="with --sweep: mark each algorithm's published value (dashed, ±2 std band), e.g. "
-        "lsokl2016:table7; `lsokl figure RESULTS/search --sweep eta --paper ...` draws a step-size search's curves"),
+        None, "--paper", help="mark each algorithm's published value: a star at its own setting (the last sample "
+        "of a convergence curve, B for --sweep budget, D/B for rho_f, k/B for rho_n), else a dashed line with a ±2 "
+        "std band; e.g. lsokl2016:table7, or tables joined by commas (lsokl2016:table5,lsokl2016:table7); "
+        "`lsokl figure RESULTS/search --sweep eta --paper ...` draws a step-size search's curves"),
 ) -> None:
     """The paper's figures: parameter sweeps (Fig. 3: rho_f / rho_n, Fig. 4: budget), convergence
     curves (Figs. 1-2, 5-6) and holdout test-error curves (DSG Fig. 1), as PNG and SVG with a caption line."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 from ..errors import LsoklError
 from . import app
+from .output import make_console
 
-console = Console()
+console = make_console()
 
 
 @app.command("config")

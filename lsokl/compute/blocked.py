@@ -702,7 +702,7 @@ class BlockedPlay:
 
     def _play_blocks(self, stream, y, order, start, stop, step_fn):
         sums = self._block_sums()
-        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        inv2s2 = 1.0 / (2.0 * self.sigma_**2)
         c_G64 = dot_error_factor(stream.n_features) * inv2s2
         c_G32 = dot_error_factor32(stream.n_features) * inv2s2
         joined = np.empty(BLOCK, dtype=np.int64)
@@ -781,7 +781,7 @@ class BlockedPlay:
         Rebuilt when the buffer grew (``partial_fit``) or the feature changed."""
         if not WINDOW:
             return None
-        feature = window_feature(stream, float(self.sigma))
+        feature = window_feature(stream, float(self.sigma_))
         if feature is None:
             return None
         win = getattr(self, "sv_window_", None)
@@ -789,7 +789,7 @@ class BlockedPlay:
         # (a window holding more vectors than the buffer cannot happen in one pass: start over)
         if (win is None or win.feature != feature or win.capacity != self.sv_.shape[0]
                 or win.svT.shape[0] != self.sv_.shape[1] or int(win.size[0]) > m):
-            win = SupportWindow(feature, float(self.sigma), self.sv_.shape[1], self.sv_.shape[0])
+            win = SupportWindow(feature, float(self.sigma_), self.sv_.shape[1], self.sv_.shape[0])
         win.add(self.sv_, self.sv_sqn_, self.alpha_, int(win.size[0]), m)
         self.sv_window_ = win
         return win
@@ -859,7 +859,7 @@ class BlockedPlay:
     def _play_regression_blocks(self, stream, y, order, start, stop, by_sign, eta):
         """Regression Perceptron/OGD in blocks, bit for bit the per-sample loop (no guard needed:
         ``exact_block_sums`` and ``own_kernel_column(exact=True)`` repeat its arithmetic)."""
-        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        inv2s2 = 1.0 / (2.0 * self.sigma_**2)
         joined = np.empty(BLOCK, dtype=np.int64)
         K_in = np.empty((BLOCK, BLOCK))
         cross = np.empty(CHUNK)
@@ -879,7 +879,7 @@ class BlockedPlay:
                                   self.sq_loss_, inv2s2, eps, by_sign, float(eta), joined, xd)
 
     def _play_binary_blocks(self, stream, y, order, start, stop, rule, eta=1.0):
-        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        inv2s2 = 1.0 / (2.0 * self.sigma_**2)
         xd = np.zeros(stream.n_features)
 
         def step(idx, g, K_in, sums, c_G, e_k, joined, recomputed):
@@ -891,7 +891,7 @@ class BlockedPlay:
         self._play_blocks(stream, y, order, start, stop, step)
 
     def _play_multiclass_blocks(self, stream, y, order, start, stop, on_margin, step_size):
-        inv2s2 = 1.0 / (2.0 * self.sigma**2)
+        inv2s2 = 1.0 / (2.0 * self.sigma_**2)
         xd = np.zeros(stream.n_features)
 
         def step(idx, G, K_in, sums, c_G, e_k, joined, recomputed):

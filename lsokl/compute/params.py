@@ -67,3 +67,74 @@ class Seed:
 POSITIVE = Num(0, math.inf, "neither")
 NON_NEGATIVE = Num(0, math.inf, "left")
 BUDGET = Num(1, math.inf, "left", integer=True)
+
+
+# ----------------------------------------------------------------------------- kernel width
+#: ``sigma="scale"``: the Gaussian kernel width is taken from the training data at the first
+#: fit / partial_fit / run, with scikit-learn's ``gamma='scale'`` rule (see :func:`scale_sigma`).
+SCALE = "scale"
+#: rows per block when the variance of dense (possibly memory-mapped) data is computed
+_VARIANCE_BLOCK_ENTRIES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Width:
+    """A Gaussian kernel width sigma (k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))): a positive
+    finite number, or ``"scale"`` (resolved from the data at fit time by :func:`resolve_sigma`)."""
+
+    def check(self, owner: str, name: str, value) -> None:
+        if isinstance(value, str) and value == SCALE:
+            return
+        ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+        if not ok:
+            raise ValueError(f"The {name!r} parameter of {owner} must be a float in the range "
+                             f"(0, inf) or 'scale'. Got {value!r} instead.")
+
+
+def data_variance(X) -> float:
+    """The variance of all the entries of X (n x d), as ``X.var()`` but without a copy of X:
+    dense (memory-mapped, any float dtype) data is read in row blocks and accumulated in float64;
+    sparse data counts its implicit zeros (E[x^2] - E[x]^2 over n * d entries, as scikit-learn
+    computes it for sparse X)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    n, d = X.shape
+    total = float(n) * float(d)
+    if total == 0:
+        return 0.0
+    if sp.issparse(X):
+        data = np.asarray(X.data, dtype=np.float64) if X.format in ("csr", "csc", "coo") \
+            else np.asarray(X.tocsr().data, dtype=np.float64)
+        mean = float(data.sum()) / total
+        return max(float(np.dot(data, data)) / total - mean * mean, 0.0)
+    X = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    step = max(1, _VARIANCE_BLOCK_ENTRIES // max(d, 1))
+    s = 0.0
+    for a in range(0, n, step):
+        s += float(np.sum(X[a:a + step], dtype=np.float64))
+    mean = s / total
+    ss = 0.0
+    for a in range(0, n, step):
+        block = np.asarray(X[a:a + step], dtype=np.float64) - mean
+        ss += float(np.einsum("ij,ij->", block, block))
+    return ss / total
+
+
+def scale_sigma(X) -> float:
+    """scikit-learn's ``gamma='scale'`` as a width: gamma = 1 / (n_features * X.var()), so
+    sigma = sqrt(n_features * X.var() / 2); X with zero variance gives gamma = 1 as in
+    scikit-learn (sigma = sqrt(1/2))."""
+    var = data_variance(X)
+    d = X.shape[1]
+    if not (var > 0 and math.isfinite(var)):
+        return math.sqrt(0.5)
+    return math.sqrt(d * var / 2.0)
+
+
+def resolve_sigma(sigma, X) -> float:
+    """The width a fit uses: ``"scale"`` is computed from X (:func:`scale_sigma`); a number is
+    that number (its range is checked by the learner's parameter rules)."""
+    if isinstance(sigma, str) and sigma == SCALE:
+        return scale_sigma(X)
+    return float(sigma)

@@ -326,7 +326,7 @@ class MulticlassTask:
         draws, cursor = _draws(positions, stop - start)
         play_multiclass(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
                         self.order_, self.alpha_, self.size_, self.counts_,
-                        1.0 / (2.0 * self.sigma**2), self._capacity_limit(), on_margin,
+                        1.0 / (2.0 * self.sigma_**2), self._capacity_limit(), on_margin,
                         float(step), float(decay), removal, draws, cursor, float(cap), self.krow_,
                         self.scores_)
 
@@ -358,6 +358,6 @@ class RegressionTask(RegressorMixin):
         draws, cursor = _draws(positions, stop - start)
         play_regression(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
                         self.order_, self.alpha_, self.size_, self.counts_, self.sq_loss_,
-                        1.0 / (2.0 * self.sigma**2), self._capacity_limit(), by_sign, float(eta),
+                        1.0 / (2.0 * self.sigma_**2), self._capacity_limit(), by_sign, float(eta),
                         float(decay), self.epsilon_, float(eps_up), float(eps_down), removal,
                         draws, cursor, self.krow_)

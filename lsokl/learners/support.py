@@ -64,5 +64,5 @@ class SupportVectorLearner(OnlineLearner):
         X = stream.csr if stream.is_sparse else stream.dense
         if m == 0:
             return np.zeros((stream.n_samples,) + self.alpha_.shape[1:])
-        K = gaussian_gram(X, self.sv_[:m], self.sigma)
+        K = gaussian_gram(X, self.sv_[:m], self.sigma_)
         return K @ self.alpha_[:m]

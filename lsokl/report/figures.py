@@ -6,7 +6,13 @@
 * :func:`convergence_figures`: Figs. 1-2 (mistake rate) and 5-6 (average squared loss) against the
   number of samples, the same plots ``lsokl report`` draws (:mod:`lsokl.report.plots`).
 
-Every figure carries a caption line naming the dataset and the fixed settings.
+Every figure carries a caption line naming the dataset and the fixed settings. Times are drawn in
+seconds on a log axis. With ``paper`` (one published table, or several joined by commas, e.g.
+``lsokl2016:table5,lsokl2016:table7`` for Fig. 4's datasets) the published value is marked on
+every plot it belongs to: at its own setting (a star with ±1 published std: the budget B for a
+budget sweep, D / B for rho_f, k / B for rho_n, the last sample of a convergence curve), or as a
+dashed line with a ±2 std band when the table has no such setting (a step-size sweep). Each drawn
+style has one legend entry.
 """
 from __future__ import annotations
 
@@ -92,6 +98,11 @@ def _display(label: str, learner: str) -> str:
 
 def _published(paper: pd.DataFrame | None, ds: str, learner: str) -> tuple[float, float] | None:
     """The published (mean, std) of ``learner`` on ``ds`` in ``paper`` (None when absent)."""
+    row = _published_row(paper, ds, learner)
+    return None if row is None else (float(row["mean"]), float(row["std"]))
+
+
+def _published_row(paper: pd.DataFrame | None, ds: str, learner: str):
     if paper is None:
         return None
     from .paper import norm_dataset
@@ -99,17 +110,47 @@ def _published(paper: pd.DataFrame | None, ds: str, learner: str) -> tuple[float
     row = paper[(paper["dataset_key"] == norm_dataset(ds)) & (paper["learner"] == learner)]
     if row.empty or pd.isna(row["mean"].iloc[0]):
         return None
-    return float(row["mean"].iloc[0]), float(row["std"].iloc[0])
+    return row.iloc[0]
+
+
+def published_x(row, param: str) -> float | None:
+    """Where a published table cell sits on a sweep of ``param`` (None: the table does not say)."""
+    def num(key):
+        v = row.get(key) if hasattr(row, "get") else None
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            return None
+        return v if np.isfinite(v) else None
+
+    B, D, k = num("B"), num("D"), num("k")
+    if param == "budget":
+        return B
+    if param == "rho_f" and B and D:
+        return D / B
+    if param == "rho_n" and B and k:
+        return k / B
+    return None
+
+
+def load_published(paper: str) -> pd.DataFrame:
+    """One published table, or several joined by commas (``lsokl2016:table5,lsokl2016:table7``)."""
+    from .paper import load_table
+
+    tables = [load_table(p.strip()) for p in paper.split(",") if p.strip()]
+    return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
 
 def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: str = "",
                   title: str | None = None, dpi: int = 120, paper: str | None = None) -> list[Path]:
     """For each dataset, one figure with two panels against ``param``: the metric (mistake rate %
-    or squared loss) and log10 of the mean time per pass; one line per algorithm that sweeps
+    or squared loss) and the median time per pass (log axis); one line per algorithm that sweeps
     ``param``. Writes ``<prefix><param>-<dataset>.png|svg`` under ``out``; returns the files.
 
-    ``paper`` (e.g. ``lsokl2016:table7``): each algorithm's published value is drawn as a dashed
-    line in its colour with a band of ±2 published std, and the CSV gets ``paper_mean``,
+    ``paper`` (e.g. ``lsokl2016:table7``, or several tables joined by commas): each algorithm's
+    published value is marked at its own setting when the sweep passes it (a star, ±1 published
+    std, see :func:`published_x`), else drawn as a dashed line in its colour with a band of ±2
+    published std, and the CSV gets ``paper_mean``,
     ``paper_std`` and ``dev_std`` (= (mean - paper_mean) / paper_std) per point, so a step-size
     search's whole curve can be read against the published cell."""
     import matplotlib
@@ -123,11 +164,11 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
     written: list[Path] = []
     if table.empty:
         return written
+    from .plots import mark_published, published_handle
+
     published = None
     if paper is not None:
-        from .paper import load_table
-
-        published = load_table(paper)
+        published = load_published(paper)
         pub = [_published(published, r.dataset, r.learner) for r in table.itertuples()]
         table = table.assign(paper_mean=[p[0] if p else np.nan for p in pub],
                              paper_std=[p[1] if p else np.nan for p in pub])
@@ -137,18 +178,29 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
         task = part["task"].iloc[0]
         first = frame[frame["dataset"] == ds].iloc[0]
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
+        styles = set()  # how published values were drawn on this figure: "point", "line"
         for alg, g in part.groupby("algorithm", sort=False):
             label = _display(alg, g["learner"].iloc[0])
             bars = ax1.errorbar(g["x"], g["mean"], yerr=g["std"], marker="o", markersize=4, capsize=3,
                                 linewidth=1.5, label=label)
-            pub = _published(published, ds, g["learner"].iloc[0])
-            if pub is not None:
+            row = _published_row(published, ds, g["learner"].iloc[0])
+            if row is not None:
                 colour = bars.lines[0].get_color()
-                ax1.axhline(pub[0], color=colour, linestyle="--", linewidth=1.0)
-                ax1.axhspan(pub[0] - 2 * pub[1], pub[0] + 2 * pub[1], color=colour, alpha=0.12, linewidth=0)
+                mean, std = float(row["mean"]), float(row["std"])
+                at = published_x(row, param)
+                if at is not None:  # the table's own setting is a point of this sweep
+                    mark_published(ax1, at, mean, std, colour)
+                    t_pub = float(row.get("time_s", np.nan))
+                    if np.isfinite(t_pub) and t_pub > 0:
+                        mark_published(ax2, at, t_pub, np.nan, colour)
+                    styles.add("point")
+                else:
+                    ax1.axhline(mean, color=colour, linestyle="--", linewidth=1.0)
+                    ax1.axhspan(mean - 2 * std, mean + 2 * std, color=colour, alpha=0.12, linewidth=0)
+                    styles.add("line")
             # median: one pass per worker can include one-off compilation (an outlier, not the algorithm)
-            lt = np.log10(g["time_median"].clip(lower=1e-9))
-            ax2.plot(g["x"], lt, marker="o", markersize=4, linewidth=1.5, label=label)
+            ax2.plot(g["x"], g["time_median"].clip(lower=1e-9), marker="o", markersize=4, linewidth=1.5,
+                     label=label)
         xs = part["x"][part["x"] > 0]
         if len(xs) and xs.min() > 0 and xs.max() / xs.min() >= 100:  # e.g. a step-size grid over decades
             ax1.set_xscale("log")
@@ -156,13 +208,22 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
         ax1.set_xlabel(xlabel)
         ax1.set_ylabel(_metric_label(task))
         ax2.set_xlabel(xlabel)
-        ax2.set_ylabel("average time cost (log10 s)")  # median over permutations, see caption
+        ax2.set_yscale("log")
+        ax2.set_ylabel("average time cost (s, log scale)")  # median over permutations, see caption
         what = title or f"sensitivity to {param}"
         ax1.set_title(f"{ds}: {'loss' if task == 'regression' else 'mistake rate'} ({what})")
         ax2.set_title(f"{ds}: time per pass")
         for ax in (ax1, ax2):
             ax.grid(True, alpha=0.3)
         handles, labels = ax1.get_legend_handles_labels()
+        if "point" in styles:
+            handles.append(published_handle(paper))
+        if "line" in styles:
+            from matplotlib.lines import Line2D
+
+            handles.append(Line2D([], [], color="0.6", linestyle="--", linewidth=1.0,
+                                  label=f"published (paper), ±2 std band ({paper})"))
+        labels = [h.get_label() for h in handles]
         fig.legend(handles, labels, loc="center right", fontsize=9, frameon=False)
         runs = int(part["runs"].max())
         cap = (f"{ds} ({task}, n={int(first['n_samples'])}, d={int(first['n_features'])}): {what}, "
@@ -170,7 +231,9 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
                f"{runs} permutation{'s' if runs != 1 else ''} per point (mean, bars ±1 std; time: median pass); "
                f"scale={first['scale'] or 'as stored'}. Fixed: "
                + (_fixed_settings(frame, ds, part["algorithm"].unique(), param) or "-") + "."
-               + (f" Dashed: published value ({paper}), band ±2 published std." if paper else ""))
+               + (f" Star: published value ({paper}) at its own setting, ±1 published std."
+                  if "point" in styles else "")
+               + (f" Dashed: published value ({paper}), band ±2 published std." if "line" in styles else ""))
         fig.text(0.01, 0.01, "\n".join(textwrap.wrap(cap, 160)), fontsize=7.5, va="bottom", ha="left")
         n_lines = len(textwrap.wrap(cap, 160))
         fig.tight_layout(rect=(0, 0.03 + 0.03 * n_lines, 0.83, 1))
@@ -186,13 +249,18 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
     return written
 
 
-def convergence_figures(frame: pd.DataFrame, out: str | Path, *, dpi: int = 120) -> list[Path]:
+def convergence_figures(frame: pd.DataFrame, out: str | Path, *, dpi: int = 120,
+                        paper: str | None = None) -> list[Path]:
     """Figs. 1-2 / 5-6: the convergence plots of :mod:`lsokl.report.plots` (mistake rate % or
-    average squared loss, and log10 time, against the number of samples)."""
-    from .aggregate import aggregate
+    average squared loss, and time on a log axis, against the number of samples); ``paper``:
+    each setting's published end point is marked."""
+    from .aggregate import aggregate, attach_paper
     from .plots import convergence_plots
 
-    return convergence_plots(frame, aggregate(frame), Path(out), dpi=dpi)
+    agg = aggregate(frame)
+    if paper:
+        agg = attach_paper(agg, load_published(paper))
+    return convergence_plots(frame, agg, Path(out), dpi=dpi)
 
 
 def load_frame(results: str | Path) -> pd.DataFrame:
@@ -226,5 +294,5 @@ def make_figures(results: str | Path, out: str | Path | None = None, *, sweep: l
     for param in sweep:
         files += sweep_figures(frame, param, out, prefix=prefix, title=title, dpi=dpi, paper=paper)
     if convergence:
-        files += convergence_figures(frame, out / "convergence", dpi=dpi)
+        files += convergence_figures(frame, out / "convergence", dpi=dpi, paper=paper)
     return files

@@ -1,6 +1,9 @@
 """Convergence plots in the style of the paper's Figs. 1-2: online mistake rate (or squared loss)
-and log10 time against the number of samples, one line per algorithm setting, band = std over
-permutations."""
+and time (log axis, seconds) against the number of samples, one line per algorithm setting,
+band = std over permutations. With published values attached to ``agg``
+(:func:`lsokl.report.aggregate.attach_paper`: ``paper_mean``, ``paper_std``, ``paper_time_s``),
+each setting's published end point (the table's value after the whole pass) is marked at the
+last sample, in the line's colour, with its ±1 published std; one legend entry names the marker."""
 from __future__ import annotations
 
 import json
@@ -29,14 +32,36 @@ def _curves(grp: pd.DataFrame, task: str):
     return np.array(common), y, np.array(ts, dtype=float)
 
 
-def _band(ax, x, stack, transform=None, **kw):
+#: how a published value is drawn on every reproduction plot (one legend entry for all of them)
+PUBLISHED_STYLE = dict(marker="*", markersize=11, markeredgecolor="black", markeredgewidth=0.6,
+                       linestyle="none", zorder=5)
+PUBLISHED_LABEL = "published (paper), ±1 std"
+
+
+def published_handle(source: str | None = None):
+    """The legend entry of the published-value marker (grey: the colour is each line's)."""
+    from matplotlib.lines import Line2D
+
+    label = PUBLISHED_LABEL + (f" ({source})" if source else "")
+    return Line2D([], [], color="0.6", label=label, **PUBLISHED_STYLE)
+
+
+def mark_published(ax, x, mean, std, colour) -> None:
+    """One published value at ``x``: a star in the line's colour with a ±1 std bar."""
+    ax.errorbar([x], [mean], yerr=[std if np.isfinite(std) else 0.0], color=colour, capsize=4,
+                elinewidth=1.2, label="_published", **PUBLISHED_STYLE)
+
+
+def _band(ax, x, stack, positive=False, **kw):
+    """Mean line and ±1 std band; ``positive``: a log-axis quantity (the band stays above 0)."""
     mean = stack.mean(axis=0)
     sd = stack.std(axis=0, ddof=1) if stack.shape[0] > 1 else np.zeros_like(mean)
     lo, hi = mean - sd, mean + sd
-    if transform is not None:
-        mean, lo, hi = transform(mean), transform(np.maximum(lo, mean * 1e-3)), transform(hi)
+    if positive:
+        lo = np.maximum(lo, mean * 1e-3)
     (line,) = ax.plot(x, mean, marker="o", markersize=3, linewidth=1.5, **kw)
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    return line
 
 
 def caption(ds: str, part: pd.DataFrame) -> str:
@@ -50,7 +75,7 @@ def caption(ds: str, part: pd.DataFrame) -> str:
         bits.append(f"max_samples={int(first['max_samples'])}")
     if shared:
         bits.append("common settings: " + ", ".join(f"{k}={v}" for k, v in shared.items()))
-    return "; ".join(bits) + ". Lines: mean over permutations; bands: ±1 std."
+    return "; ".join(bits) + ". Lines: mean over permutations; bands: ±1 std; time on a log axis."
 
 
 def _shared_params(part: pd.DataFrame) -> dict:
@@ -76,25 +101,39 @@ def convergence_plots(frame: pd.DataFrame, agg: pd.DataFrame, out: Path, dpi: in
     ok = frame[frame["status"] == "ok"].merge(
         agg[["dataset", "algorithm", "params", "row"]], on=["dataset", "algorithm", "params"])
     written = []
+    has_paper = "paper_mean" in agg.columns
     for ds, part in ok.groupby("dataset", sort=False):
         task = part["task"].iloc[0]
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
-        for row in dict.fromkeys(agg[agg["dataset"] == ds]["row"]):
+        rows = agg[agg["dataset"] == ds].drop_duplicates("row").set_index("row")
+        marked = False
+        for row in rows.index:
             got = _curves(part[part["row"] == row], task)
             if got is None:
                 continue
             x, y, t = got
-            _band(ax1, x, y, label=row)
-            _band(ax2, x, t, transform=np.log10, label=row)
+            line = _band(ax1, x, y, label=row)
+            _band(ax2, x, t, positive=True, label=row)
+            if has_paper and np.isfinite(rows.at[row, "paper_mean"]):  # the table's end point
+                end = int(part[part["row"] == row]["n_samples"].max())
+                mark_published(ax1, end, rows.at[row, "paper_mean"], rows.at[row, "paper_std"],
+                               line.get_color())
+                if np.isfinite(rows.at[row, "paper_time_s"]) and rows.at[row, "paper_time_s"] > 0:
+                    mark_published(ax2, end, rows.at[row, "paper_time_s"], np.nan, line.get_color())
+                marked = True
         ax1.set_xlabel("number of samples")
         ax1.set_ylabel("average squared loss" if task == "regression" else "online average rate of mistakes (%)")
         ax2.set_xlabel("number of samples")
-        ax2.set_ylabel("average time cost (log10 s)")
+        ax2.set_yscale("log")
+        ax2.set_ylabel("average time cost (s, log scale)")
         ax1.set_title(f"{ds}: {'loss' if task == 'regression' else 'mistake rate'}")
         ax2.set_title(f"{ds}: time")
         for ax in (ax1, ax2):
             ax.grid(True, alpha=0.3)
         handles, labels = ax1.get_legend_handles_labels()
+        if marked:  # one entry for the published markers, not one per line
+            handles = handles + [published_handle()]
+            labels = labels + [handles[-1].get_label()]
         fig.legend(handles, labels, loc="center right", fontsize=9, frameon=False)
         fig.text(0.01, 0.01, "\n".join(textwrap.wrap(caption(ds, part), 150)), fontsize=8,
                  va="bottom", ha="left")

@@ -48,9 +48,17 @@ def test_a_one_label_cluster_predicts_its_label():
     assert (bka.predict(np.zeros((3, 2))) == 1.0).all()
 
 
+def test_fewer_points_than_clusters_adapts_with_a_warning():
+    """Issue 25: 64 clusters on 10 points used to be an error (24 failed scikit-learn checks)."""
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    with pytest.warns(UserWarning, match="clusters=64 is larger than the 10 points.*using 10 clusters"):
+        bka = registry.create("bka-svm", "binary", random_state=0).fit(X, y)
+    assert bka.n_clusters_ == 10 and bka.get_params()["clusters"] == 64
+    assert bka.predict(X).shape == (10,)
+
+
 def test_bad_input():
-    with pytest.raises(ValueError, match="clusters=64 is larger than the number of training points"):
-        registry.create("bka-svm", "binary").fit(np.zeros((10, 2)), np.r_[np.ones(5), -np.ones(5)])
     with pytest.raises(ValueError, match="'C' parameter"):
         registry.create("bka-svm", "binary", C=0.0).fit(np.zeros((10, 2)), np.ones(10))
 

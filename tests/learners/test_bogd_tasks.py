@@ -69,9 +69,9 @@ def test_regression_matches_plain_python_reference(seed):
 
 
 def test_defaults_are_the_authors_script_values_and_deterministic():
-    assert MulticlassBOGD().get_params() == {"sigma": 8.0, "budget": 200, "eta": 0.5,
+    assert MulticlassBOGD().get_params() == {"sigma": "scale", "budget": 200, "eta": 0.5,
                                              "lam": 1e-5, "gamma": math.inf}
-    assert RegressionBOGD().get_params() == {"sigma": 8.0, "budget": 30, "eta": 0.1,
+    assert RegressionBOGD().get_params() == {"sigma": "scale", "budget": 30, "eta": 0.1,
                                              "lam": 0.03, "epsilon": 0.1, "removal": "oldest",
                                              "random_state": None}
     assert not MulticlassBOGD.randomized

@@ -51,7 +51,7 @@ def test_matches_plain_python_reference(seed, C):
 
 
 def test_defaults_are_the_authors_script_values():
-    assert MulticlassBPAS().get_params() == {"sigma": 8.0, "budget": 200, "C": 1.0}
+    assert MulticlassBPAS().get_params() == {"sigma": "scale", "budget": 200, "C": 1.0}
 
 
 # ----------------------------------------------------------------------------- authors' runs

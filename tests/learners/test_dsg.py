@@ -82,6 +82,7 @@ def test_predictor_float32_features_within_1e5_relative():
     m64 = DSG(sigma=1.5, batch_size=8, block_features=3, random_state=1, dtype="float64")
     m64.n_features_in_, m64.seed_, m64.form, m64.cache_ = X.shape[1], m32.seed_, "paper", None
     m64.coef_, m64.n_blocks_, m64.t_, m64.classes_ = m32.coef_, m32.n_blocks_, m32.t_, m32.classes_
+    m64.sigma_ = m32.sigma_
     S64 = scores(m64, X)  # the same coefficients with float64 features
     assert np.max(np.abs(S32 - S64)) <= 1e-5 * np.max(np.abs(S64))
 

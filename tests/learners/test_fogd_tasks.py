@@ -139,7 +139,7 @@ def test_replays_the_authors_multiclass_runs_exactly(shared_data, reference_runs
     rows = authors.rows(reference_runs, "multiclass", dataset, "FOGD")
     for row in rows[rows.perm <= 3].itertuples():
         s = int(row.perm)
-        trace = MulticlassFOGD().run(X, y, perms[s - 1],
+        trace = MulticlassFOGD(sigma=authors.AUTHORS_SIGMA).run(X, y, perms[s - 1],
                                      random_source=ReplaySource(normals=normals[s - 1]))
         authors.assert_same_multiclass_run(trace, row, support=False)
 
@@ -155,7 +155,7 @@ def test_replays_the_authors_regression_runs_exactly(shared_data, reference_runs
     rows = authors.rows(reference_runs, "regression", dataset, "FOGD")
     for row in rows[rows.perm <= 3].itertuples():
         s = int(row.perm)
-        trace = RegressionFOGD().run(X, y, perms[s - 1],
+        trace = RegressionFOGD(sigma=authors.AUTHORS_SIGMA).run(X, y, perms[s - 1],
                                      random_source=ReplaySource(normals=normals[s - 1]))
         assert row.err_events == 0 and trace.mistakes > 0
         authors.assert_same_regression_run(trace, row, events=False, support=False)

@@ -67,8 +67,8 @@ def test_regression_matches_plain_python_reference(seed, variant):
 
 
 def test_defaults_are_the_authors_script_values():
-    assert MulticlassForgetron().get_params() == {"sigma": 8.0, "budget": 200, "variant": "faithful"}
-    assert RegressionForgetron().get_params() == {"sigma": 8.0, "budget": 30, "eta": 0.1,
+    assert MulticlassForgetron().get_params() == {"sigma": "scale", "budget": 200, "variant": "faithful"}
+    assert RegressionForgetron().get_params() == {"sigma": "scale", "budget": 30, "eta": 0.1,
                                                   "epsilon": 0.1, "variant": "faithful"}
 
 

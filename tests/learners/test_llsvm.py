@@ -184,9 +184,12 @@ def test_invalid_parameters_are_named(params, match):
         LLSVM(**params).fit(X, y)
 
 
-def test_clear_errors_for_too_few_rows_and_multiclass():
+def test_too_few_rows_for_the_budget_adapt_with_a_warning_and_multiclass_is_refused():
     X, y = _blobs(n=50)
-    with pytest.raises(ValueError, match="budget=100 rows in its first chunk"):
-        LLSVM(budget=100).fit(X, y)
+    with pytest.warns(UserWarning, match="budget=100 landmarks but the first chunk has 50 rows.*"
+                                         "using 50 landmarks"):
+        model = LLSVM(budget=100, random_state=0).fit(X, y)
+    assert model.n_landmarks_ == 50 and len(model.landmarks_) == 50 and model.budget == 100
+    assert np.mean(model.predict(X) == y) > 0.8
     with pytest.raises(ValueError, match="binary classifier"):
         LLSVM(budget=10).fit(X, np.arange(50) % 3)

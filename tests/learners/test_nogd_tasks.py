@@ -151,6 +151,6 @@ def test_reproduces_the_authors_regression_runs_exactly(shared_data, reference_r
     rows = authors.rows(reference_runs, "regression", dataset, "NOGD", setting)
     assert len(rows) == 20
     for row in rows.itertuples():
-        trace = RegressionNOGD(eta=eta).run(X, y, perms[row.perm - 1])
+        trace = RegressionNOGD(sigma=authors.AUTHORS_SIGMA, eta=eta).run(X, y, perms[row.perm - 1])
         assert row.err_events == 0 and trace.mistakes > 0
         authors.assert_same_regression_run(trace, row, events=False)

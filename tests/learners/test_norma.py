@@ -53,7 +53,7 @@ def test_matches_plain_python_reference(seed):
 
 
 def test_defaults_are_the_authors_script_values():
-    assert NORMA().get_params() == {"sigma": 8.0, "eta": 0.03, "lam": 0.03, "nu": 0.4,
+    assert NORMA().get_params() == {"sigma": "scale", "eta": 0.03, "lam": 0.03, "nu": 0.4,
                                     "epsilon": 0.1}
 
 

@@ -63,8 +63,8 @@ def test_regression_matches_plain_python_reference(seed):
 
 
 def test_defaults_are_the_authors_script_values():
-    assert MulticlassPerceptron().get_params() == {"sigma": 8.0}
-    assert RegressionPerceptron().get_params() == {"sigma": 8.0, "eta": 0.1, "epsilon": 0.1}
+    assert MulticlassPerceptron().get_params() == {"sigma": "scale"}
+    assert RegressionPerceptron().get_params() == {"sigma": "scale", "eta": 0.1, "epsilon": 0.1}
 
 
 # ----------------------------------------------------------------------------- authors' runs

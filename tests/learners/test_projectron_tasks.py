@@ -126,9 +126,9 @@ def test_regression_matches_plain_python_reference(variant, seed):
 
 
 def test_task_defaults_are_the_authors_scripts():
-    assert MulticlassProjectron().get_params() == {"sigma": 8.0, "budget": 200,
+    assert MulticlassProjectron().get_params() == {"sigma": "scale", "budget": 200,
                                                    "variant": "faithful"}
-    assert RegressionProjectron().get_params() == {"sigma": 8.0, "budget": 30, "eta": 0.1,
+    assert RegressionProjectron().get_params() == {"sigma": "scale", "budget": 30, "eta": 0.1,
                                                    "epsilon": 0.1, "variant": "faithful"}
 
 
@@ -146,8 +146,8 @@ def test_corrected_variant_keeps_the_dna_inverse_finite(shared_data):
     the corrected variant projects instead, keeps Kinv finite and makes fewer mistakes."""
     X, y, perms = authors.load(shared_data, "dna")
     with np.errstate(all="ignore"):
-        faithful = MulticlassProjectron().run(X, y, perms[0])
-    model = MulticlassProjectron(variant="corrected")
+        faithful = MulticlassProjectron(sigma=8.0).run(X, y, perms[0])
+    model = MulticlassProjectron(sigma=8.0, variant="corrected")
     corrected = model.run(X, y, perms[0])
     assert np.all(np.isfinite(model.kinv_))
     assert corrected.mistakes < faithful.mistakes

@@ -89,7 +89,7 @@ def test_seeded_runs_repeat_and_defaults_are_the_scripts():
     a, b = (MulticlassRBP(sigma=1.0, budget=5, random_state=3).run(X, y, order) for _ in range(2))
     np.testing.assert_array_equal(a.ckpt_mistakes, b.ckpt_mistakes)
     assert MulticlassRBP().budget == 200
-    assert RegressionRBP().get_params() == {"sigma": 8.0, "budget": 30, "eta": 0.1,
+    assert RegressionRBP().get_params() == {"sigma": "scale", "budget": 30, "eta": 0.1,
                                             "epsilon": 0.1, "random_state": None}
 
 

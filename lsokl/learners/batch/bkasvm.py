@@ -30,7 +30,7 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base import SEED, SIGMA
+from ..base import SEED, SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.params import POSITIVE, Num
 
@@ -42,7 +42,8 @@ class BKASVM(BatchClassifier):
     ----------
     C : box constraint of every cluster's SVM.
     sigma : Gaussian width (gamma = 1 / (2 sigma^2)).
-    clusters : number of k-means clusters (the paper's 64).
+    clusters : number of k-means clusters (the paper's 64); a fit on fewer points uses one
+        cluster per point, with a warning (``n_clusters_`` is the number used).
     kmeans_sample : points k-means is run on (the paper's 5000).
     kmeans_iter : Lloyd iterations (MATLAB ``kmeans`` with MaxIter 10, as DC-SVM calls it).
     tol : libsvm's stopping tolerance (DC-SVM's 1e-2).
@@ -53,14 +54,12 @@ class BKASVM(BatchClassifier):
 
     name = "bka-svm"
     randomized = True
-    # scikit-learn's checks fit on 1-300 rows: 64 clusters need at least 64 of them.
-    check_params = {"clusters": 2}
     _params = {"C": POSITIVE, "sigma": SIGMA, "clusters": Num(1, np.inf, "left", integer=True),
                "kmeans_sample": Num(1, np.inf, "left", integer=True),
                "kmeans_iter": Num(1, np.inf, "left", integer=True), "tol": POSITIVE,
                "cache_size": POSITIVE, "random_state": SEED, "time_limit": TIME_LIMIT}
 
-    def __init__(self, *, C: float = 1.0, sigma: float = 8.0, clusters: int = 64,
+    def __init__(self, *, C: float = 1.0, sigma: float | str = "scale", clusters: int = 64,
                  kmeans_sample: int = 5000, kmeans_iter: int = 10, tol: float = 1e-2,
                  cache_size: float = 200.0, random_state=None, time_limit: float | None = None):
         self.C = C
@@ -75,16 +74,23 @@ class BKASVM(BatchClassifier):
 
     @property
     def gamma(self) -> float:
-        return 1.0 / (2.0 * float(self.sigma) ** 2)
+        return 1.0 / (2.0 * float(self.sigma_) ** 2)
 
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        fit_width(self, X)
         check_classification_targets(y)
         n, c = X.shape[0], int(self.clusters)
-        if c > n:
-            raise ValueError(f"BKASVM: clusters={c} is larger than the number of training points "
-                             f"(n_samples = {n})")
+        m = min(n, int(self.kmeans_sample))  # the points k-means runs on
+        if c > m:  # fewer points than clusters: as many clusters as points, and say so
+            import warnings
+
+            warnings.warn(f"BKASVM: clusters={c} is larger than the {m} points k-means runs on "
+                          f"(n_samples={n}, kmeans_sample={self.kmeans_sample}); using {m} "
+                          "clusters", UserWarning, stacklevel=2)
+            c = m
+        self.n_clusters_ = c
         classes = np.unique(y)
         if len(classes) > 2:
             raise ValueError("Only binary classification is supported. BKASVM got "
@@ -94,7 +100,6 @@ class BKASVM(BatchClassifier):
 
         def solve():
             t0 = time.perf_counter()
-            m = min(n, int(self.kmeans_sample))
             sample = np.sort(rng.choice(n, m, replace=False))
             km = KMeans(n_clusters=c, n_init=1, max_iter=int(self.kmeans_iter),
                         random_state=int(rng.integers(2**31 - 1))).fit(X[sample])
@@ -115,7 +120,8 @@ class BKASVM(BatchClassifier):
             return np.vstack(centres), models, t1 - t0, time.perf_counter() - t1
 
         self.centres_, self.models_, self.cluster_time_, self.svm_time_ = call_with_time_limit(
-            solve, self.time_limit, f"bka-svm fit (C={self.C:g}, sigma={self.sigma:g}, n={n})")
+            solve, self.time_limit, f"bka-svm fit (C={self.C:g}, sigma={self.sigma_:g}, n={n})")
+        warn_if_constant_model(self, X, y)
         return self
 
     def route(self, X) -> np.ndarray:

@@ -18,7 +18,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base import SEED, SIGMA
+from ..base import SEED, SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.params import POSITIVE, Num
 
@@ -33,7 +33,7 @@ class FastfoodSVM(BatchClassifier):
                "max_iter": Num(1, np.inf, "left", integer=True), "random_state": SEED,
                "time_limit": TIME_LIMIT}
 
-    def __init__(self, *, C: float = 1.0, sigma: float = 8.0, n_frequencies: int = 1536,
+    def __init__(self, *, C: float = 1.0, sigma: float | str = "scale", n_frequencies: int = 1536,
                  max_iter: int = 1000, random_state=None, time_limit: float | None = None):
         self.C = C
         self.sigma = sigma
@@ -56,9 +56,10 @@ class FastfoodSVM(BatchClassifier):
 
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        fit_width(self, X)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        gamma = 1.0 / (2.0 * float(self.sigma) ** 2)
+        gamma = 1.0 / (2.0 * float(self.sigma_) ** 2)
 
         rng = np.random.default_rng(self.random_state)
         self.svm_seed_ = int(rng.integers(2**31 - 1))  # LIBLINEAR's coordinate order
@@ -74,6 +75,7 @@ class FastfoodSVM(BatchClassifier):
         self.features_, self.svm_, self.fit_time_ = call_with_time_limit(
             solve, self.time_limit, f"fastfood-svm fit (n={X.shape[0]})")
         self.n_iter_ = self.svm_.n_iter_  # LIBLINEAR's coordinate-descent iterations
+        warn_if_constant_model(self, X, y)
         return self
 
     def decision_function(self, X) -> np.ndarray:

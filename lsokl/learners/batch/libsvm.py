@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base import SIGMA
+from ..base import SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.params import POSITIVE, Num, OneOf
 
@@ -47,7 +47,7 @@ class LIBSVM(BatchClassifier):
                "cache_size": POSITIVE, "max_iter": Num(-1, np.inf, "left", integer=True),
                "time_limit": TIME_LIMIT}
 
-    def __init__(self, *, C: float = 1.0, sigma: float = 8.0, tol: float = 1e-3,
+    def __init__(self, *, C: float = 1.0, sigma: float | str = "scale", tol: float = 1e-3,
                  shrinking: bool = True, cache_size: float = 100.0, max_iter: int = -1,
                  time_limit: float | None = None):
         self.C = C
@@ -60,11 +60,12 @@ class LIBSVM(BatchClassifier):
 
     @property
     def gamma(self) -> float:
-        return 1.0 / (2.0 * float(self.sigma) ** 2)
+        return 1.0 / (2.0 * float(self.sigma_) ** 2)
 
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        fit_width(self, X)
         svc = SVC(kernel="rbf", C=self.C, gamma=self.gamma, tol=self.tol,
                   shrinking=self.shrinking, cache_size=self.cache_size, max_iter=self.max_iter)
 
@@ -74,9 +75,10 @@ class LIBSVM(BatchClassifier):
             return svc, time.perf_counter() - t0
 
         self.svc_, self.fit_time_ = call_with_time_limit(
-            solve, self.time_limit, f"libsvm fit (C={self.C:g}, sigma={self.sigma:g}, n={X.shape[0]})")
+            solve, self.time_limit, f"libsvm fit (C={self.C:g}, sigma={self.sigma_:g}, n={X.shape[0]})")
         self.classes_ = self.svc_.classes_
         self.n_iter_ = self.svc_.n_iter_  # SMO iterations (per pair of classes), as SVC reports
+        warn_if_constant_model(self, X, y)
         return self
 
     @property

@@ -27,17 +27,9 @@ class LIBSVMSubsample(LIBSVM):
     # the binary part of the check: 0.935).
     poor_score = ("trains on fraction = 0.2 of the rows by design: 60 of the check's 300 "
                   "three-class points fit to 0.76 training accuracy at sigma = 8, C = 1")
-    expected_failed_checks = {
-        "check_classifiers_train": (
-            "with 3 classes, predict is libsvm's one-vs-one vote (a tie goes to the first class) "
-            "while decision_function is SVC's one-vs-rest aggregation of the pairwise values, "
-            "which breaks ties by confidence: on the underfitted 60-row model 5 of the 300 points "
-            "tie and the argmax disagrees with predict. SVC(break_ties=True) would change "
-            "libsvm's predictions, so it is not used"),
-    }
     _params = {**LIBSVM._params, "fraction": Num(0, 1, "right"), "random_state": SEED}
 
-    def __init__(self, *, C: float = 1.0, sigma: float = 8.0, tol: float = 1e-3,
+    def __init__(self, *, C: float = 1.0, sigma: float | str = "scale", tol: float = 1e-3,
                  shrinking: bool = True, cache_size: float = 100.0, max_iter: int = -1,
                  time_limit: float | None = None, fraction: float = 0.2, random_state=None):
         super().__init__(C=C, sigma=sigma, tol=tol, shrinking=shrinking, cache_size=cache_size,

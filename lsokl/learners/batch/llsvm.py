@@ -50,7 +50,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base import SEED, SIGMA
+from ..base import SEED, SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.features import NystromMap
 from ...compute.kernels import JIT, gaussian_gram
@@ -133,7 +133,8 @@ class LLSVM(BatchClassifier):
 
     Parameters
     ----------
-    budget : number of landmarks B (the rank of the Nystrom map before the eigenvalue cut).
+    budget : number of landmarks B (the rank of the Nystrom map before the eigenvalue cut); a
+        first chunk of fewer rows gives one landmark per row, with a warning (``n_landmarks_``).
     sigma : Gaussian kernel width, kappa = exp(-||x-y||^2 / (2 sigma^2)); BudgetedSVM's
         ``-g`` is 1 / sigma^2.
     C : box constraint of the linear SVM; BudgetedSVM's ``-L lambda`` is 1 / C.
@@ -150,7 +151,6 @@ class LLSVM(BatchClassifier):
     budgeted = True
     randomized = True
     trains_in_file_order = True  # the holdout protocol gives it the training rows unpermuted
-    check_params = {"budget": 5}  # landmarks come from the first chunk: scikit-learn's checks fit 10-20 rows
     _params = {"budget": BUDGET, "sigma": SIGMA, "C": POSITIVE,
                "landmarks": OneOf(("kmeans", "random")),
                "kmeans_iter": Num(0, np.inf, "left", integer=True),
@@ -158,7 +158,7 @@ class LLSVM(BatchClassifier):
                "eigen_cut": Num(0, 1, "left"), "max_iter": Num(1, np.inf, "left", integer=True),
                "tol": POSITIVE, "random_state": SEED, "time_limit": TIME_LIMIT}
 
-    def __init__(self, *, budget: int = 100, sigma: float = 8.0, C: float = 1.0,
+    def __init__(self, *, budget: int = 100, sigma: float | str = "scale", C: float = 1.0,
                  landmarks: str = "kmeans", kmeans_iter: int = 10, chunk_size: int = 50_000,
                  eigen_cut: float = 1e-5, max_iter: int = 30, tol: float = 0.01,
                  random_state=None, time_limit: float | None = None):
@@ -178,6 +178,7 @@ class LLSVM(BatchClassifier):
     def fit(self, X, y):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        fit_width(self, X)
         check_classification_targets(y)  # a continuous y is refused as scikit-learn words it
         classes = np.unique(y)
         if len(classes) != 2:
@@ -185,15 +186,19 @@ class LLSVM(BatchClassifier):
                              + f"LLSVM is a binary classifier (as BudgetedSVM's), but y has "
                              f"{len(classes)} class(es): {classes.tolist()[:10]}")
         first = min(self.chunk_size, X.shape[0])
-        if first < self.budget:
-            raise ValueError(f"LLSVM needs at least budget={self.budget} rows in its first chunk "
-                             f"to pick the landmarks from, got {first}")
+        self.n_landmarks_ = int(self.budget)
+        if first < self.budget:  # landmarks come from the first chunk: at most one per row
+            warnings.warn(f"LLSVM: budget={self.budget} landmarks but the first chunk has {first} "
+                          f"rows (n_samples={X.shape[0]}, chunk_size={self.chunk_size}); using "
+                          f"{first} landmarks", UserWarning, stacklevel=2)
+            self.n_landmarks_ = first
         self.classes_ = classes
         signs = np.where(y == classes[1], 1.0, -1.0)
         fitted = call_with_time_limit(lambda: self._train(X, signs), self.time_limit,
-                                      f"llsvm fit (B={self.budget}, n={X.shape[0]})")
+                                      f"llsvm fit (B={self.n_landmarks_}, n={X.shape[0]})")
         (self.initial_rows_, self.landmarks_, self.map_, self.coef_, self.n_iter_,
          self.converged_, self.fit_time_) = fitted
+        warn_if_constant_model(self, X, y)
         return self
 
     def _train(self, X, signs):
@@ -202,9 +207,9 @@ class LLSVM(BatchClassifier):
         seeds = rng.integers(0, 2**31 - 1, size=3)
         bounds = list(range(0, X.shape[0], self.chunk_size)) + [X.shape[0]]
         chunk1 = X[bounds[0]:bounds[1]]
-        start = rng.choice(chunk1.shape[0], size=self.budget, replace=False)
+        start = rng.choice(chunk1.shape[0], size=self.n_landmarks_, replace=False)
         landmarks = self._landmarks(chunk1, start, int(seeds[0]))
-        sigma = float(self.sigma)
+        sigma = float(self.sigma_)
         M = NystromMap.eigen_cut_map(gaussian_gram(landmarks, landmarks, sigma), self.eigen_cut)
         mapping = NystromMap(landmarks, np.einsum("ij,ij->i", landmarks, landmarks), M, sigma)
         n_iter = []
@@ -235,7 +240,7 @@ class LLSVM(BatchClassifier):
             # duplicate rows (common in binary-feature sets) can leave a cluster empty; that is
             # part of the recipe, not something to warn about on every fit
             warnings.simplefilter("ignore", ConvergenceWarning)
-            km = KMeans(n_clusters=self.budget, init=rows, n_init=1, max_iter=self.kmeans_iter,
+            km = KMeans(n_clusters=len(rows), init=rows, n_init=1, max_iter=self.kmeans_iter,
                         tol=0.0, algorithm="lloyd", random_state=seed).fit(chunk)
         return np.ascontiguousarray(km.cluster_centers_, dtype=np.float64)
 

@@ -86,7 +86,7 @@ class BOGD(SupportVectorLearner):
                "eta": POSITIVE, "lam": Num(0, float("inf"), "left", allow_none=True),
                "gamma": Num(0, float("inf"), "right"), "random_state": SEED}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 100, eta: float = 0.2, lam=None,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 100, eta: float = 0.2, lam=None,
                  gamma: float = 10.0, random_state=None):
         self.sigma = sigma
         self.budget = budget
@@ -105,7 +105,7 @@ class BOGD(SupportVectorLearner):
         # At most one removal per step, so this many draws always suffice for the segment.
         self.positions_.ensure(stop - start)
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
-              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
+              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma_**2),
               int(self.budget), float(self.eta), self.lam_, float(self.gamma),
               self.positions_.draws, self.positions_.cursor, self.krow_)
 
@@ -124,7 +124,7 @@ class MulticlassBOGD(MulticlassTask, BOGD):
     poor_score = ""  # passes check_classifiers_train
     _params = {**{k: v for k, v in BOGD._params.items() if k != "random_state"}, "budget": BUDGET}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 200, eta: float = 0.5, lam=1e-5,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 200, eta: float = 0.5, lam=1e-5,
                  gamma: float = math.inf):
         self.sigma = sigma
         self.budget = budget
@@ -160,7 +160,7 @@ class RegressionBOGD(RegressionTask, BOGD):
     _params = {**{k: v for k, v in BOGD._params.items() if k != "gamma"},
                "budget": BUDGET, "epsilon": NON_NEGATIVE, "removal": OneOf(("oldest", "uniform"))}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1, lam=0.03,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 30, eta: float = 0.1, lam=0.03,
                  epsilon: float = 0.1, removal: str = "oldest", random_state=None):
         self.sigma = sigma
         self.budget = budget

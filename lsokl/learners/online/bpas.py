@@ -84,7 +84,7 @@ class BPAS(SupportVectorLearner):
     budgeted = True
     _params = {"sigma": SIGMA, "budget": BUDGET, "C": POSITIVE}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 100, C: float = 1.0):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 100, C: float = 1.0):
         self.sigma = sigma
         self.budget = budget
         self.C = C
@@ -94,7 +94,7 @@ class BPAS(SupportVectorLearner):
 
     def _play(self, stream, y, order, start, stop):
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
-              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
+              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma_**2),
               int(self.budget), float(self.C), self.krow_, memo_for(stream, self).arrays)
 
 
@@ -175,7 +175,7 @@ class MulticlassBPAS(MulticlassTask, BPAS):
     runner-up recomputed on f_r; the first minimum wins. The kernel row is computed in Octave's
     arithmetic order, as in the binary version."""
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 200, C: float = 1.0):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 200, C: float = 1.0):
         super().__init__(sigma=sigma, budget=budget, C=C)
 
     def _allocate(self, n_features, capacity, source):
@@ -186,5 +186,5 @@ class MulticlassBPAS(MulticlassTask, BPAS):
     def _play(self, stream, y, order, start, stop):
         _play_multiclass(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
                          self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
-                         1.0 / (2.0 * self.sigma**2), int(self.budget), float(self.C),
+                         1.0 / (2.0 * self.sigma_**2), int(self.budget), float(self.C),
                          self.krow_, self.scores_, self.beta_, self.candidate_scores_)

@@ -207,7 +207,7 @@ class FOGD(OnlineLearner):
                "n_fourier": Num(1, np.inf, "left", integer=True, allow_none=True),
                "eta": POSITIVE, "random_state": SEED, "dtype": OneOf(("float64", "float32"))}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 100, rho_f: float = 4.0,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 100, rho_f: float = 4.0,
                  n_fourier: int | None = None, eta: float = 0.002, random_state=None,
                  dtype: str = "float64"):
         self.sigma = sigma
@@ -231,7 +231,7 @@ class FOGD(OnlineLearner):
 
     def _allocate(self, n_features, capacity, source):
         D = self.n_components_
-        self.map_ = FourierMap.draw(source, n_features, D, float(self.sigma))
+        self.map_ = FourierMap.draw(source, n_features, D, float(self.sigma_))
         dt = np.float32 if self.dtype == "float32" else np.float64
         # the vectorised loops stream these: each starts on a cache line (``aligned_empty``)
         self.w_ = aligned_zeros(2 * D, dtype=dt)
@@ -322,7 +322,7 @@ class MulticlassFOGD(FOGD):
 
     task = "multiclass"
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 200, rho_f: float = 4.0,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 200, rho_f: float = 4.0,
                  n_fourier: int | None = None, eta: float = 0.005, random_state=None,
                  dtype: str = "float64"):
         super().__init__(sigma=sigma, budget=budget, rho_f=rho_f, n_fourier=n_fourier, eta=eta,
@@ -350,7 +350,7 @@ class RegressionFOGD(RegressorMixin, FOGD):
     task = "regression"
     _params = {**FOGD._params, "epsilon": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 30, rho_f: float = 15.0,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 30, rho_f: float = 15.0,
                  n_fourier: int | None = None, eta: float = 6e-4, epsilon: float = 0.1,
                  random_state=None, dtype: str = "float64"):
         super().__init__(sigma=sigma, budget=budget, rho_f=rho_f, n_fourier=n_fourier, eta=eta,

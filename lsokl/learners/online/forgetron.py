@@ -140,7 +140,7 @@ class Forgetron(SupportVectorLearner):
     budgeted = True
     _params = {"sigma": SIGMA, "budget": BUDGET, "variant": VARIANT}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 100, variant: str = "faithful"):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 100, variant: str = "faithful"):
         self.sigma = sigma
         self.budget = budget
         self.variant = variant
@@ -156,7 +156,7 @@ class Forgetron(SupportVectorLearner):
     def _play(self, stream, y, order, start, stop):
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.labels_, self.size_, self.counts_,
-              1.0 / (2.0 * self.sigma**2), int(self.budget),
+              1.0 / (2.0 * self.sigma_**2), int(self.budget),
               FAITHFUL if self.variant == "faithful" else CORRECTED, self.q_, self.phi_range_,
               self.krow_, self.krow_oldest_, memo_for(stream, self).arrays)
 
@@ -241,7 +241,7 @@ class MulticlassForgetron(MulticlassTask, Forgetron):
     binary quadratic (same faithful A < 0 root); every coefficient, the new ones included, is
     multiplied by phi and r is removed from every class."""
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 200, variant: str = "faithful"):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 200, variant: str = "faithful"):
         super().__init__(sigma=sigma, budget=budget, variant=variant)
 
     def _allocate(self, n_features, capacity, source):
@@ -251,7 +251,7 @@ class MulticlassForgetron(MulticlassTask, Forgetron):
     def _play(self, stream, y, order, start, stop):
         _play_multiclass(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
                          self.sv_sqn_, self.order_, self.alpha_, self.sv_class_, self.size_,
-                         self.counts_, 1.0 / (2.0 * self.sigma**2), int(self.budget),
+                         self.counts_, 1.0 / (2.0 * self.sigma_**2), int(self.budget),
                          FAITHFUL if self.variant == "faithful" else CORRECTED, self.q_,
                          self.phi_range_, self.krow_, self.krow_oldest_, self.scores_)
 
@@ -267,7 +267,7 @@ class RegressionForgetron(RegressionTask, Forgetron):
 
     _params = {**Forgetron._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 30, eta: float = 0.1,
                  epsilon: float = 0.1, variant: str = "faithful"):
         super().__init__(sigma=sigma, budget=budget, variant=variant)
         self.eta = eta
@@ -276,7 +276,7 @@ class RegressionForgetron(RegressionTask, Forgetron):
     def _play(self, stream, y, order, start, stop):
         _play_regression(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
                          self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
-                         self.sq_loss_, 1.0 / (2.0 * self.sigma**2), int(self.budget),
+                         self.sq_loss_, 1.0 / (2.0 * self.sigma_**2), int(self.budget),
                          float(self.eta), float(self.epsilon_[0]),
                          FAITHFUL if self.variant == "faithful" else CORRECTED, self.q_,
                          self.phi_range_, self.krow_, self.krow_oldest_)

@@ -174,7 +174,7 @@ class NOGD(SupportVectorLearner):
                "rank": Num(1, np.inf, "left", integer=True, allow_none=True), "eta": POSITIVE,
                "variant": VARIANT}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 100, rho_n: float = 0.2,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 100, rho_n: float = 0.2,
                  rank: int | None = None, eta: float = 0.2, variant: str = "faithful"):
         self.sigma = sigma
         self.budget = budget
@@ -225,14 +225,14 @@ class NOGD(SupportVectorLearner):
         w = alpha pinv(M) is (k,) for one coefficient per vector, (m, k) for multi-class."""
         B = int(self.budget)
         sv = self.sv_[self.order_[:B]]
-        gram = gaussian_gram(sv, sv, float(self.sigma))
+        gram = gaussian_gram(sv, sv, float(self.sigma_))
         floor = EIGEN_FLOOR if self.variant == "corrected" else None
         lam, V = NystromMap.eigen(gram, self.rank_, floor)
         with np.errstate(invalid="ignore", divide="ignore"):  # faithful: as MATLAB computes it
             M = (V / np.sqrt(lam)).T
             self.w_ = np.ascontiguousarray(self.alpha_[self.order_[:B]].T @ (V * np.sqrt(lam)))
         self.eigenvalues_ = lam
-        self.map_ = NystromMap(sv, self.sv_sqn_[self.order_[:B]], M, float(self.sigma))
+        self.map_ = NystromMap(sv, self.sv_sqn_[self.order_[:B]], M, float(self.sigma_))
         self._switch_step(M @ self.krow_[self.order_[:B]], yi)
         self.counts_[2] += 1
         self.switched_ = True
@@ -263,7 +263,7 @@ class NOGD(SupportVectorLearner):
         """Phase 1 from ``start``; returns the switch step or ``stop``."""
         return _play_kernel(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
                             self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
-                            1.0 / (2.0 * self.sigma**2), self.krow_, int(self.budget),
+                            1.0 / (2.0 * self.sigma_**2), self.krow_, int(self.budget),
                             float(self.eta))
 
     def _play_linear(self, Z, yb) -> None:
@@ -300,7 +300,7 @@ class MulticlassNOGD(NOGD):
 
     task = "multiclass"
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 200, rho_n: float = 0.2,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 200, rho_n: float = 0.2,
                  rank: int | None = None, eta: float = 0.5, variant: str = "faithful"):
         super().__init__(sigma=sigma, budget=budget, rho_n=rho_n, rank=rank, eta=eta,
                          variant=variant)
@@ -312,7 +312,7 @@ class MulticlassNOGD(NOGD):
     def _play_kernel(self, stream, y, order, start, stop) -> int:
         return _play_kernel_multiclass(
             stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
-            self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
+            self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma_**2),
             self.krow_, int(self.budget), float(self.eta), self._V, self._pending)
 
     def _switch_step(self, z, yi) -> None:
@@ -340,7 +340,7 @@ class RegressionNOGD(RegressorMixin, NOGD):
     task = "regression"
     _params = {**NOGD._params, "epsilon": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 30, rho_n: float = 0.2,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 30, rho_n: float = 0.2,
                  rank: int | None = None, eta: float = 0.1, epsilon: float = 0.1,
                  variant: str = "faithful"):
         super().__init__(sigma=sigma, budget=budget, rho_n=rho_n, rank=rank, eta=eta,
@@ -351,7 +351,7 @@ class RegressionNOGD(RegressorMixin, NOGD):
         return _play_kernel_regression(
             stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
             self.order_, self.alpha_, self.size_, self.counts_, self.sq_loss_,
-            1.0 / (2.0 * self.sigma**2), self.krow_, int(self.budget), float(self.eta),
+            1.0 / (2.0 * self.sigma_**2), self.krow_, int(self.budget), float(self.eta),
             float(self.epsilon), self._pending)
 
     def _switch_step(self, z, yi) -> None:

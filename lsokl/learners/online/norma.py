@@ -24,7 +24,7 @@ class NORMA(RegressionPerceptron):
     _params = {**RegressionPerceptron._params, "lam": NON_NEGATIVE,
                "nu": Num(0, 1, "both"), "eta": POSITIVE}
 
-    def __init__(self, *, sigma: float = 8.0, eta: float = 0.03, lam: float = 0.03,
+    def __init__(self, *, sigma: float | str = "scale", eta: float = 0.03, lam: float = 0.03,
                  nu: float = 0.4, epsilon: float = 0.1):
         super().__init__(sigma=sigma, eta=eta, epsilon=epsilon)
         self.lam = lam

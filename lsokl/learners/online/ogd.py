@@ -42,7 +42,7 @@ class KernelOGD(BlockedPlay, SupportVectorLearner):
     budgeted = False
     _params = {"sigma": SIGMA, "eta": POSITIVE}
 
-    def __init__(self, *, sigma: float = 8.0, eta: float = 0.2):
+    def __init__(self, *, sigma: float | str = "scale", eta: float = 0.2):
         self.sigma = sigma
         self.eta = eta
 
@@ -55,7 +55,7 @@ class KernelOGD(BlockedPlay, SupportVectorLearner):
             return
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_,
-              1.0 / (2.0 * self.sigma**2), float(self.eta), self.krow_)
+              1.0 / (2.0 * self.sigma_**2), float(self.eta), self.krow_)
 
 
 class MulticlassOGD(MulticlassTask, KernelOGD):
@@ -65,7 +65,7 @@ class MulticlassOGD(MulticlassTask, KernelOGD):
     stored with +eta for its class and -eta for the best wrong class; no budget, no decay.
     Default eta = 0.5, the multi-class script's value."""
 
-    def __init__(self, *, sigma: float = 8.0, eta: float = 0.5):
+    def __init__(self, *, sigma: float | str = "scale", eta: float = 0.5):
         super().__init__(sigma=sigma, eta=eta)
 
     def _play(self, stream, y, order, start, stop):
@@ -84,7 +84,7 @@ class RegressionOGD(RegressionTask, KernelOGD):
 
     _params = {**KernelOGD._params, "epsilon": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 8.0, eta: float = 0.1, epsilon: float = 0.1):
+    def __init__(self, *, sigma: float | str = "scale", eta: float = 0.1, epsilon: float = 0.1):
         super().__init__(sigma=sigma, eta=eta)
         self.epsilon = epsilon
 

@@ -39,7 +39,7 @@ class KernelPerceptron(BlockedPlay, SupportVectorLearner):
     budgeted = False
     _params = {"sigma": SIGMA}
 
-    def __init__(self, *, sigma: float = 8.0):
+    def __init__(self, *, sigma: float | str = "scale"):
         self.sigma = sigma
 
     def _allocate(self, n_features, capacity, source):
@@ -51,7 +51,7 @@ class KernelPerceptron(BlockedPlay, SupportVectorLearner):
             return
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_,
-              1.0 / (2.0 * self.sigma**2), self.krow_)
+              1.0 / (2.0 * self.sigma_**2), self.krow_)
 
 
 class MulticlassPerceptron(MulticlassTask, KernelPerceptron):
@@ -75,7 +75,7 @@ class RegressionPerceptron(RegressionTask, KernelPerceptron):
 
     _params = {**KernelPerceptron._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 8.0, eta: float = 0.1, epsilon: float = 0.1):
+    def __init__(self, *, sigma: float | str = "scale", eta: float = 0.1, epsilon: float = 0.1):
         self.sigma = sigma
         self.eta = eta
         self.epsilon = epsilon

@@ -238,7 +238,7 @@ class Projectron(SupportVectorLearner):
     _plus = False
     _params = {"sigma": SIGMA, "budget": BUDGET, "variant": VARIANT}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 100, variant: str = "faithful"):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 100, variant: str = "faithful"):
         self.sigma = sigma
         self.budget = budget
         self.variant = variant
@@ -261,7 +261,7 @@ class Projectron(SupportVectorLearner):
         regression = self.task == "regression"
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
               self.order_, self.alpha_, self.size_, self.counts_, self.sq_loss_,
-              1.0 / (2.0 * self.sigma**2), self.krow_, int(self.budget), self.kinv_, self.gram_,
+              1.0 / (2.0 * self.sigma_**2), self.krow_, int(self.budget), self.kinv_, self.gram_,
               self.kid_, self._dstar, self._kd, self._plus, self.variant == "corrected", self._U,
               regression, float(self.epsilon) if regression else 0.0,
               float(self.eta) if regression else 1.0,
@@ -290,7 +290,7 @@ class MulticlassProjectron(Projectron):
 
     task = "multiclass"
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 200, variant: str = "faithful"):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 200, variant: str = "faithful"):
         super().__init__(sigma=sigma, budget=budget, variant=variant)
 
     def _allocate(self, n_features, capacity, source):
@@ -300,7 +300,7 @@ class MulticlassProjectron(Projectron):
     def _play(self, stream, y, order, start, stop):
         _play_multiclass(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_,
                          self.sv_sqn_, self.order_, self.alpha_, self.size_, self.counts_,
-                         1.0 / (2.0 * self.sigma**2), self.krow_, int(self.budget), self.kinv_,
+                         1.0 / (2.0 * self.sigma_**2), self.krow_, int(self.budget), self.kinv_,
                          self.gram_, self.kid_, self._dstar, self._V, self._plus,
                          self.variant == "corrected", self._U)
 
@@ -329,7 +329,7 @@ class RegressionProjectron(RegressorMixin, Projectron):
     task = "regression"
     _params = {**Projectron._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 30, eta: float = 0.1,
                  epsilon: float = 0.1, variant: str = "faithful"):
         super().__init__(sigma=sigma, budget=budget, variant=variant)
         self.eta = eta

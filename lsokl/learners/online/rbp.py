@@ -56,7 +56,7 @@ class RBP(SupportVectorLearner):
     randomized = True
     _params = {"sigma": SIGMA, "budget": BUDGET, "random_state": SEED}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 100, random_state=None):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 100, random_state=None):
         self.sigma = sigma
         self.budget = budget
         self.random_state = random_state
@@ -69,7 +69,7 @@ class RBP(SupportVectorLearner):
         # At most one removal per step, so this many draws always suffice for the segment.
         self.positions_.ensure(stop - start)
         _play(stream.xs, stream.sqnorms, y, order, start, stop, self.sv_, self.sv_sqn_,
-              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma**2),
+              self.order_, self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma_**2),
               int(self.budget), self.positions_.draws, self.positions_.cursor, self.krow_,
               memo_for(stream, self).arrays)
 
@@ -81,7 +81,7 @@ class MulticlassRBP(MulticlassTask, RBP):
     ``budget`` instances stored, the instance at a uniformly drawn position of the oldest-first
     instance list (the authors' ``SV_list``) is removed with both its coefficients first."""
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 200, random_state=None):
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 200, random_state=None):
         super().__init__(sigma=sigma, budget=budget, random_state=random_state)
 
     def _play(self, stream, y, order, start, stop):
@@ -98,7 +98,7 @@ class RegressionRBP(RegressionTask, RBP):
 
     _params = {**RBP._params, "eta": POSITIVE, "epsilon": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 8.0, budget: int = 30, eta: float = 0.1,
+    def __init__(self, *, sigma: float | str = "scale", budget: int = 30, eta: float = 0.1,
                  epsilon: float = 0.1, random_state=None):
         super().__init__(sigma=sigma, budget=budget, random_state=random_state)
         self.eta = eta

@@ -562,7 +562,7 @@ class BPegasos(SupportVectorLearner):
                "merge_objective": OneOf(("surrogate", "exact")), "kernel": OneOf(("gaussian",)),
                "random_state": SEED}
 
-    def __init__(self, *, sigma: float = 8.0, lam: float = 1e-4, budget: int = 100,
+    def __init__(self, *, sigma: float | str = "scale", lam: float = 1e-4, budget: int = 100,
                  maintenance: str = "merge", ball_projection: bool = True, variant: str = "paper",
                  merge_objective: str = "surrogate", kernel: str = "gaussian", random_state=None):
         self.sigma = sigma
@@ -635,7 +635,7 @@ class BPegasos(SupportVectorLearner):
             self.positions_.ensure(stop - start)
         play(stream.xs, stream.sqnorms, labels, order, start, stop, self.sv_, self.sv_sqn_,
              self.alpha_, self.age_, self.size_, self.counts_, self.state_, self.istate_,
-             float(self.lam), 1.0 / (2.0 * self.sigma ** 2), self._budget,
+             float(self.lam), 1.0 / (2.0 * self.sigma_ ** 2), self._budget,
              STRATEGIES[self.maintenance], bool(self.ball_projection),
              self.variant == "budgetedsvm", self.merge_objective == "exact",
              self.positions_.draws, self.positions_.cursor, self.M_, self.krow_, self.aux_,
@@ -685,7 +685,7 @@ class BPegasos(SupportVectorLearner):
         # in row blocks, so a 100K-point test set against 20K PegasosM SVs needs no 16 GB Gram matrix
         step = max(1, int(2 ** 24 // max(m, 1)))
         for a in range(0, stream.n_samples, step):
-            out[a:a + step] = gaussian_gram(X[a:a + step], self.sv_[:m], self.sigma) @ self.alpha_[:m]
+            out[a:a + step] = gaussian_gram(X[a:a + step], self.sv_[:m], self.sigma_) @ self.alpha_[:m]
         return out
 
 
@@ -718,7 +718,7 @@ class Pegasos(BPegasos):
                if k not in ("budget", "maintenance", "random_state", "merge_objective")}
     _params["max_support"] = MAX_SUPPORT
 
-    def __init__(self, *, sigma: float = 8.0, lam: float = 1e-4, ball_projection: bool = True,
+    def __init__(self, *, sigma: float | str = "scale", lam: float = 1e-4, ball_projection: bool = True,
                  variant: str = "paper", kernel: str = "gaussian", max_support: int | None = None):
         self.sigma = sigma
         self.lam = lam
@@ -749,7 +749,7 @@ class BSGD(BPegasos):
     fixed_maintenance = "merge"
     poor_score = ""  # passes check_classifiers_train (0.92-0.96)
 
-    def __init__(self, *, sigma: float = 8.0, lam: float = 1e-4, budget: int = 100,
+    def __init__(self, *, sigma: float | str = "scale", lam: float = 1e-4, budget: int = 100,
                  kernel: str = "gaussian"):
         self.sigma = sigma
         self.lam = lam
@@ -775,6 +775,14 @@ class BSGDM(BSGD):
 class BSGDR(BSGD):
     name = "bsgd-r"
     fixed_maintenance = "smallest"
+
+    def _expected_failed_checks_for_params(self) -> dict:
+        if self.task == "multiclass" and int(self.budget) <= 20:
+            return {"check_classifiers_train": (
+                "budget <= 20 with removal of the smallest SV (BSGD-R): one pass over the check's "
+                "300 points of 3 overlapping blobs ends at 79% training accuracy, below its 0.83 "
+                "(merging, BSGD-M, keeps 91%; budget 100 gives BSGD-R 89%)")}
+        return {}
 
 
 class BinaryBSGDM(TwoClasses, BSGDM):

@@ -228,7 +228,7 @@ class PRJTRNpp(SupportVectorLearner):
     poor_score = "one pass over 300 blobs at sigma = 8 cannot reach B = 100 SVs; 0.82 accuracy"
     _params = {"sigma": SIGMA, "eta": ETA, "budget": TARGET}
 
-    def __init__(self, *, sigma: float = 8.0, eta: float | None = None, budget: int = 100):
+    def __init__(self, *, sigma: float | str = "scale", eta: float | None = None, budget: int = 100):
         self.sigma = sigma
         self.eta = eta
         self.budget = budget
@@ -240,6 +240,7 @@ class PRJTRNpp(SupportVectorLearner):
         of permutation 1, so every permutation uses that eta). Returns the search record."""
         from ...compute.stream import Stream
 
+        self._fit_width(X)
         stream = Stream(X)
         order = np.arange(stream.n_samples, dtype=np.int64) if order is None else \
             np.ascontiguousarray(order, dtype=np.int64)
@@ -259,7 +260,7 @@ class PRJTRNpp(SupportVectorLearner):
         self._validate_params()
         B = int(self.budget)
         tol = budget_tolerance(B)
-        key = (_fingerprint(stream, labels, order), float(self.sigma), B, n_classes)
+        key = (_fingerprint(stream, labels, order), float(self.sigma_), B, n_classes)
         if key in _SEARCHES:
             _SEARCHES.move_to_end(key)
             return dict(_SEARCHES[key], cached=True)
@@ -293,7 +294,8 @@ class PRJTRNpp(SupportVectorLearner):
         return dict(record, cached=False)
 
     def _count_support(self, stream, labels, order, eta, n_classes, abort) -> tuple[int, bool]:
-        probe = type(self)(sigma=self.sigma, eta=eta, budget=self.budget)
+        probe = type(self)(sigma=self.sigma_, eta=eta, budget=self.budget)
+        probe.sigma_ = self.sigma_
         probe.n_classes_ = n_classes
         probe.classes_ = np.arange(n_classes)
         probe._reset(stream.n_features, min(len(order), abort + 2), None)
@@ -352,7 +354,7 @@ class PRJTRNpp(SupportVectorLearner):
         pos = start
         while pos < stop:
             pos = play(stream.xs, stream.sqnorms, labels, order, pos, stop, self.sv_, self.sv_sqn_,
-                       self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma ** 2),
+                       self.alpha_, self.size_, self.counts_, 1.0 / (2.0 * self.sigma_ ** 2),
                        self.krow_, self._scores_buf, self.eta_, self.minv_, self.cls_idx_,
                        self.cls_n_, self._q[0], self._q[1], int(abort_above))
             if pos < 0:
@@ -377,7 +379,7 @@ class PRJTRNpp(SupportVectorLearner):
         X = stream.csr if stream.is_sparse else stream.dense
         step = max(1, int(2 ** 24 // m))  # row blocks: no n x #SV matrix for a large test set
         for a in range(0, stream.n_samples, step):
-            out[a:a + step] = gaussian_gram(X[a:a + step], self.sv_[:m], self.sigma) @ self.alpha_[:m]
+            out[a:a + step] = gaussian_gram(X[a:a + step], self.sv_[:m], self.sigma_) @ self.alpha_[:m]
         return out
 
     def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:

@@ -43,8 +43,10 @@ import math
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from scipy.special import expit
+from scipy.special import expit, log_expit, logsumexp
+from sklearn.utils.metaestimators import available_if
 
+from ..base import SIGMA
 from .minibatch import BATCH, BlockModel, Schedule
 from ...compute.params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
 
@@ -135,14 +137,21 @@ class DSG(BlockModel):
     task = "binary"
     randomized = True
     _losses = ("hinge", "logistic")
-    _params = {"sigma": POSITIVE, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
+    expected_failed_checks = {
+        "check_methods_subset_invariance":
+            "dtype='float32' (the default, the paper's GPU setting): the float32 product of the "
+            "features and the coefficients sums in an order that depends on how many rows BLAS "
+            "gets; with the fitted sigma='scale' the check's scores reach ~10 and differ by "
+            "~4e-7 relative, above its 1e-7; dtype='float64' passes.",
+    }
+    _params = {"sigma": SIGMA, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
                "schedule": Schedule(), "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE,
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
                "precond_eps": Num(0, math.inf, "left", allow_none=True),
                "cache_features": OneOf((False, True)), "dtype": OneOf(("float32", "float64")),
                "random_state": Seed()}
 
-    def __init__(self, *, loss: str = "hinge", sigma: float = 1.0, nu: float = 1e-5,
+    def __init__(self, *, loss: str = "hinge", sigma: float | str = "scale", nu: float = 1e-5,
                  batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
                  theta: float = 30.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
@@ -195,7 +204,7 @@ class DSG(BlockModel):
         if self.cache_ is not None and j in self.cache_:
             return self.cache_[j]
         W, c = draw_block(self.seed_, j, self.n_features_in_, int(self.block_features),
-                          float(self.sigma))
+                          float(self.sigma_))
         dt = self._dtype()
         W, c = np.ascontiguousarray(W, dtype=dt), c.astype(dt)
         if self.cache_ is not None:
@@ -255,6 +264,37 @@ class DSG(BlockModel):
         self._last = (W, c, alpha)
         return decay
 
+    # ------------------------------------------------------------------ probabilities
+    def _probabilistic(self) -> bool:
+        return self.task != "regression" and self.loss == "logistic"
+
+    @available_if(_probabilistic)
+    def predict_proba(self, X) -> np.ndarray:
+        """P(class | x), columns in ``classes_`` order: the model the logistic loss fits,
+        sigmoid(f) for binary (f > 0 favours ``classes_[1]``) and softmax(f) for multi-class, so
+        the argmax is ``predict``'s class. Only with ``loss="logistic"``: a hinge-loss (K-SVM)
+        model has no probabilities (no attribute, as scikit-learn's SVC without probability=True)."""
+        S = np.asarray(self._decision(X), dtype=np.float64)
+        if S.ndim == 1 and len(self.classes_) == 1:  # one class seen: it has probability 1
+            return np.ones((len(S), 1))
+        if self.task == "binary":
+            p = expit(S)
+            return np.column_stack([1.0 - p, p])
+        Z = S - S.max(axis=1, keepdims=True)  # stable softmax
+        np.exp(Z, out=Z)
+        Z /= Z.sum(axis=1, keepdims=True)
+        return Z
+
+    @available_if(_probabilistic)
+    def predict_log_proba(self, X) -> np.ndarray:
+        """log P(class | x), columns in ``classes_`` order (see :meth:`predict_proba`)."""
+        S = np.asarray(self._decision(X), dtype=np.float64)
+        if S.ndim == 1 and len(self.classes_) == 1:
+            return np.zeros((len(S), 1))
+        if self.task == "binary":
+            return np.column_stack([log_expit(-S), log_expit(S)])
+        return S - logsumexp(S, axis=1, keepdims=True)
+
     def _last_block_scores(self, X, start=0) -> np.ndarray:
         W, c, alpha = self._last
         Phi = block_features(X, W, c, self.form, start)
@@ -288,11 +328,10 @@ class MulticlassDSG(DSG):
             "dtype='float32' (the default, the paper's GPU setting): the (n, width) x (width, K) "
             "float32 GEMM of the scores sums a row's products in an order that depends on how many "
             "rows BLAS gets (its edge kernels), ~3e-7 relative, above the check's 1e-7; "
-            "dtype='float64' passes. The binary and regression scores (one output, a GEMV) do not "
-            "depend on the row count.",
+            "dtype='float64' passes.",
     }
 
-    def __init__(self, *, loss: str = "logistic", sigma: float = 1.0, nu: float = 0.0,
+    def __init__(self, *, loss: str = "logistic", sigma: float | str = "scale", nu: float = 0.0,
                  batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
                  theta: float = 20.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
@@ -310,6 +349,8 @@ class RegressionDSG(DSG):
     back to every prediction (a preprocessing step, as standardising the target; the model has no
     bias term). ``"none"`` (default) learns the raw targets."""
 
+    expected_failed_checks = {}  # its one-output float32 scores stay within the check's 1e-7
+
     task = "regression"
     _losses = ("squared",)
     # check_regressors_train: one pass over its 200 rows is 4 steps of b=64 (theta=1, inv_sqrt):
@@ -317,7 +358,7 @@ class RegressionDSG(DSG):
     poor_score = "one pass over 200 rows = 4 steps of b=64 at theta=1: R^2 0.02"
     _params = {**DSG._params, "target_offset": OneOf(("none", "mean"))}
 
-    def __init__(self, *, loss: str = "squared", sigma: float = 1.0, nu: float = 1e-5,
+    def __init__(self, *, loss: str = "squared", sigma: float | str = "scale", nu: float = 1e-5,
                  batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
                  theta: float = 1.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...compute.features import FourierMap, NystromMap
 from ...compute.kernels import gaussian_gram
+from ..base import SIGMA
 from .minibatch import BATCH, MinibatchLearner
 from ...compute.params import POSITIVE, Seed
 from ...compute.randomness import NumpySource
@@ -39,10 +40,10 @@ class _LinearOnFeatures(MinibatchLearner):
     task = "binary"
     randomized = True
     _losses = ()
-    _params = {"sigma": POSITIVE, "n_components": BATCH, "lam": POSITIVE, "batch_size": BATCH,
+    _params = {"sigma": SIGMA, "n_components": BATCH, "lam": POSITIVE, "batch_size": BATCH,
                "random_state": Seed()}
 
-    def __init__(self, *, sigma: float = 1.0, n_components: int = 256, lam: float = 1e-4,
+    def __init__(self, *, sigma: float | str = "scale", n_components: int = 256, lam: float = 1e-4,
                  batch_size: int = 64, random_state=None):
         self.sigma = sigma
         self.n_components = n_components
@@ -139,7 +140,7 @@ class _Fourier:
     def _build_map(self, X):
         D = max(int(self.n_components) // 2, 1)
         source = NumpySource(self.random_state)
-        self.map_ = FourierMap.draw(source, X.shape[1], D, float(self.sigma))
+        self.map_ = FourierMap.draw(source, X.shape[1], D, float(self.sigma_))
         self.scale_ = 1.0 / math.sqrt(D)  # [cos; sin] of D frequencies: z.z' ~= k
 
     def _width(self):
@@ -152,11 +153,11 @@ class _Nystrom:
         m = min(int(self.n_components), X.shape[0])
         idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
         L = np.asarray(X[idx].toarray() if hasattr(X, "toarray") else X[idx], dtype=np.float64)
-        lam, V = np.linalg.eigh(gaussian_gram(L, L, float(self.sigma)))
+        lam, V = np.linalg.eigh(gaussian_gram(L, L, float(self.sigma_)))
         keep = lam > 1e-12 * lam.max()
         lam, V = lam[keep][::-1], V[:, keep][:, ::-1]
         M = (V / np.sqrt(lam)).T  # Lambda^-1/2 U^T, (k, m)
-        self.map_ = NystromMap(L, np.einsum("ij,ij->i", L, L), M, float(self.sigma))
+        self.map_ = NystromMap(L, np.einsum("ij,ij->i", L, L), M, float(self.sigma_))
         self.scale_ = 1.0
 
     def _width(self):

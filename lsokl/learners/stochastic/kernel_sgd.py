@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from ...compute.features import csr_rows_times_dense, exp_neg_sqdist
 from ...compute.kernels import gaussian_gram
+from ..base import SIGMA
 from .minibatch import BATCH, BlockModel, Schedule, step_size
 from ...compute.params import NON_NEGATIVE, POSITIVE
 
@@ -84,7 +85,7 @@ class _KernelBlocks(BlockModel):
             cross = np.ascontiguousarray(X[start:] @ Xd.T)
         K = np.empty_like(cross)
         exp_neg_sqdist(cross, x_sqn, np.einsum("ij,ij->i", Xd, Xd),
-                       1.0 / (2.0 * float(self.sigma) ** 2), K)
+                       1.0 / (2.0 * float(self.sigma_) ** 2), K)
         return (K @ alpha)[:, None]
 
     def _scores(self, X):
@@ -92,7 +93,7 @@ class _KernelBlocks(BlockModel):
         S = np.zeros((X.shape[0], 1))
         for a in range(0, m, 2048):  # kernel blocks of bounded size
             b = min(a + 2048, m)
-            S[:, 0] += gaussian_gram(X, self.support_vectors_[a:b], float(self.sigma)) @ self.dual_coef_[a:b]
+            S[:, 0] += gaussian_gram(X, self.support_vectors_[a:b], float(self.sigma_)) @ self.dual_coef_[a:b]
         return S
 
     @property
@@ -111,10 +112,10 @@ class KernelNORMA(_KernelBlocks):
     name = "norma"
     task = "binary"
     _losses = ()
-    _params = {"sigma": POSITIVE, "nu": NON_NEGATIVE, "batch_size": BATCH, "schedule": Schedule(),
+    _params = {"sigma": SIGMA, "nu": NON_NEGATIVE, "batch_size": BATCH, "schedule": Schedule(),
                "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE}
 
-    def __init__(self, *, sigma: float = 1.0, nu: float = 0.0, batch_size: int = 64,
+    def __init__(self, *, sigma: float | str = "scale", nu: float = 0.0, batch_size: int = 64,
                  schedule: str = "const", theta: float = 10.0, t0: float = 0.0, eta1: float = 1e-4):
         self.sigma = sigma
         self.nu = nu
@@ -142,9 +143,9 @@ class KernelSDCA(_KernelBlocks):
     name = "ksdca"
     task = "binary"
     _losses = ()
-    _params = {"sigma": POSITIVE, "lam": POSITIVE, "batch_size": BATCH}
+    _params = {"sigma": SIGMA, "lam": POSITIVE, "batch_size": BATCH}
 
-    def __init__(self, *, sigma: float = 1.0, lam: float = 1e-4, batch_size: int = 64):
+    def __init__(self, *, sigma: float | str = "scale", lam: float = 1e-4, batch_size: int = 64):
         self.sigma = sigma
         self.lam = lam
         self.batch_size = batch_size

@@ -219,8 +219,11 @@ class MinibatchLearner(BaseEstimator):
         X, y = self._validate_X(X, y, reset=True)
         self._validate_params()
         Y = self._encode(y, first=True)
-        self._begin(X.shape[1], X.shape[0])
+        self._begin(X.shape[1], X.shape[0], X)
         self._train(X, np.arange(X.shape[0]), Y, None, None, np.empty(0, np.int64))
+        from ..base import warn_if_constant_model
+
+        warn_if_constant_model(self, X, y)
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -236,7 +239,7 @@ class MinibatchLearner(BaseEstimator):
                 Y = self._encode(y, first=False)
             else:
                 Y = self._encode(y, first=True)
-            self._begin(X.shape[1], None)
+            self._begin(X.shape[1], None, X)
         else:
             Y = self._encode(y, first=False)
         b = int(self.batch_size)
@@ -248,7 +251,12 @@ class MinibatchLearner(BaseEstimator):
         self._last = None
         return self
 
-    def _begin(self, n_features: int, n_total: int | None) -> None:
+    def _begin(self, n_features: int, n_total: int | None, X=None) -> None:
+        """Fresh state; ``sigma_`` from ``sigma`` (``"scale"``: from the training rows X)."""
+        from ..base import fit_width
+
+        if X is not None:
+            fit_width(self, X)
         self.n_features_in_ = n_features
         self.t_ = 0
         self.samples_seen_ = 0
@@ -337,7 +345,7 @@ class MinibatchLearner(BaseEstimator):
                  else np.asarray(checkpoints, dtype=np.int64))
         if order.size and (order.min() < 0 or order.max() >= n):
             raise ValueError("order must hold row indices of X")
-        self._begin(X.shape[1], len(order))
+        self._begin(X.shape[1], len(order), X)
         return self._train(X, order, Y, X_test, y_test, ckpts)
 
     def _test_metrics(self, S: np.ndarray, y_test: np.ndarray) -> tuple[float, float]:
