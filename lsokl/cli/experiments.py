@@ -14,6 +14,16 @@ from . import app
 console = Console()
 
 
+#: where `lsokl run` and `lsokl report` write unless told: git-ignored, never a committed reproduction
+RUNS = Path("runs")
+
+
+def default_results(name: str) -> Path:
+    """``runs/<name>``: user runs never touch the committed ``results/`` folders (``lsokl reproduce``
+    writes those)."""
+    return RUNS / name
+
+
 def _fail(exc: Exception) -> None:
     console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
     raise typer.Exit(2)
@@ -122,7 +132,9 @@ def run(
     jobs: Optional[int] = typer.Option(None, "-j", "--jobs", min=1, help="worker processes [default: all cores]"),
     backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (implies --backend dask)"),
-    results: Optional[Path] = typer.Option(None, "--results", help="results folder [default: results/<config name>]"),
+    results: Optional[Path] = typer.Option(
+        None, "--results", help="results folder [default: runs/<config name>, git-ignored; the committed "
+                                "results/ folders are written by `lsokl reproduce` only]"),
     force: bool = typer.Option(False, "--force", help="rerun the selected cells even if finished"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the expanded grid and exit"),
@@ -167,7 +179,7 @@ def run(
             _print_grid(exp)
             _print_memory(exp, memory_limit, jobs)
             raise typer.Exit(0)
-        out = results or Path("results") / exp.name
+        out = results or default_results(exp.name)
         from ..progress import CellProgress
 
         # a redrawn bar on a terminal; plain lines every few seconds in a log (CI, nohup, a pipe)
@@ -219,7 +231,9 @@ def run(
 @app.command("report")
 def report(
     results: Path = typer.Argument(..., help="results folder written by `lsokl run`", exists=True, file_okay=False),
-    out: Optional[Path] = typer.Option(None, "--out", help="where to write [default: RESULTS/report]"),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="where to write [default: runs/<RESULTS folder name>/report, git-ignored; for "
+                            "runs/NAME that is RESULTS/report]"),
     paper: Optional[str] = typer.Option(
         None, "--paper", help="add published values and deviations, e.g. lsokl2016:table5"),
     compact: bool = typer.Option(False, "--compact", help="also write every record to one parquet/CSV file"),
@@ -234,6 +248,8 @@ def report(
             from ..results.store import check_results_dir
 
             check_results_dir(out, what="--out")
+        else:
+            out = default_results(results.resolve().name) / "report"
         rep = build_report(results, out, paper=paper, compact=compact, plots=plots)
     except LsoklError as exc:
         _fail(exc)
