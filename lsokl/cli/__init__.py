@@ -6,8 +6,9 @@ import typer
 app = typer.Typer(
     name="lsokl",
     help="Reproduce large-scale online kernel learning papers (FOGD, NOGD and their baselines) "
-    "on real data, fast.\n\nTypical use: `lsokl fetch a9a`, `lsokl run configs/table5.yaml`, "
-    "`lsokl report results/table5`.",
+    "on real data, fast.\n\nTypical use: `lsokl fetch a9a`, `lsokl run configs/table5.yaml` (into runs/table5), "
+    "`lsokl report runs/table5`; `lsokl reproduce lsokl2016:table5` rebuilds a committed reproduction "
+    "(`lsokl reproduce --list`).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -24,12 +25,13 @@ def _root() -> None:
 from . import data as _data  # noqa: E402,F401  (registers `fetch`, `datasets`)
 from . import experiments as _experiments  # noqa: E402,F401  (registers `run`, `report`)
 from . import learners as _learners  # noqa: E402,F401  (registers `algorithms`)
+from . import reproduce as _reproduce  # noqa: E402,F401  (registers `reproduce`)
 from . import settings as _settings  # noqa: E402,F401  (registers `config`)
 
 
 def main(argv: list[str] | None = None) -> None:
     """The ``lsokl`` command; ``argv`` (default: the process's arguments) lets a script run a
-    command in its own process (``scripts/reproduce.py``). Exits with the command's code."""
+    command in its own process (``lsokl reproduce``). Exits with the command's code."""
     import warnings
 
     # library warnings (an unverified file, ...) as one readable line, not file:line plus source
