@@ -292,3 +292,33 @@ def test_bpegasosm_report_leaves_the_hand_written_notes_alone(tmp_path, monkeypa
     rb.report(tmp_path)
     assert (tmp_path / "NOTES.md").read_text() == "hand-written"
     assert (tmp_path / "table1.md").exists() and (tmp_path / "checks.md").exists()
+
+
+def test_fig7a_claim_compares_at_equal_or_less_memory():
+    frame = pd.DataFrame([
+        {"dataset": "p", "learner": "meka", "memory": 100.0, "error": 0.10},
+        {"dataset": "p", "learner": "nystrom", "memory": 90.0, "error": 0.20},  # cheaper and worse
+        {"dataset": "p", "learner": "knys", "memory": 150.0, "error": 0.05},  # better, but needs more memory
+    ])
+    assert scoring.meka_memory_claim(frame)[0] is True
+    frame.loc[2, "memory"] = 100.0  # now knys is better at the same memory
+    held, detail = scoring.meka_memory_claim(frame)
+    assert held is False and "knys" in detail
+
+
+def test_reproduce_all_does_shared_work_once_and_goes_on_after_a_failure(tmp_path, monkeypatch):
+    from lsokl.papers import reproduce
+
+    calls = []
+
+    def fake(item, folder, opts, echo):
+        calls.append(item.id)
+        return 3 if item.id == "lsokl2016:table9" else 0
+
+    monkeypatch.setattr(reproduce, "RECIPES", {k: fake for k in reproduce.RECIPES})
+    chosen = papers.select(["lsokl2016:table9", "lsokl2016:fig1", "lsokl2016:fig2", "lsokl2016:fig3"])
+    rows = reproduce.reproduce(chosen, tmp_path, command=lambda a: 0, echo=lambda m: None, scoreboard=False)
+    assert calls == ["lsokl2016:table9", "lsokl2016:fig1", "lsokl2016:fig3"]  # Fig. 2 = Fig. 1's work
+    assert [r[3] for r in rows] == [3, 0, 0]
+    lines = reproduce.summary(rows).splitlines()[1:]
+    assert len(lines) == 4 and len({ln.index("CPU") for ln in lines}) == 1 and "FAILED (exit 3)" in lines[0]
