@@ -103,9 +103,9 @@ def batch_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     code = _run(item.configs[0], folder, opts, echo)  # exits 1 when a cell failed: reported all the same
     with machine.open("a") as fh:
         fh.write(_machine_line("after the run") + "\n")
-    rcode = batch.main([str(folder), "--config", str(_config(item.configs[0])), "--paper", item.published,
-                        "--reference", item.options.get("reference", "libsvm"), "--machine", str(machine)])
-    return code or rcode
+    batch.write_report(folder, _config(item.configs[0]), item.published,
+                       reference=item.options.get("reference", "libsvm"), machine_file=machine)
+    return code
 
 
 def _machine_line(when: str) -> str:

@@ -13,7 +13,6 @@ and PROJ/MRG within 1.5 points of the published value at the largest n run.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np

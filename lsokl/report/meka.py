@@ -2,14 +2,12 @@
 medians and spread over repetitions beside the published values, with the spec's tolerances
 (``docs/MEKA.md`` section 7).
 
-    python -m lsokl.report.meka table7 results/meka-table7
-
-writes ``<results>/report/table.md`` and ``table.csv`` (and the plot for fig7a).
+``TABLES[name](results, out, config=...)`` is the ``meka`` recipe's report step (``lsokl reproduce
+meka2017:table7``); it writes ``<out>/table.md`` and ``table.csv`` (and the plot for fig7a).
 """
 from __future__ import annotations
 
 import json
-import sys
 from importlib import resources
 from pathlib import Path
 
@@ -393,18 +391,3 @@ def _write(out, cmp: pd.DataFrame, lines: list[str]) -> None:
 
 TABLES = {"table7": table7, "table8": table8, "table5": table5, "table3": table3, "table2": table2,
           "fig7a": fig7a}
-
-
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) < 2 or argv[0] not in TABLES:
-        print(f"usage: python -m lsokl.report.meka {{{','.join(TABLES)}}} RESULTS [OUT [CONFIG]]", file=sys.stderr)
-        return 2
-    root = Path(argv[1])
-    config = Path(argv[3]) if len(argv) > 3 else None
-    TABLES[argv[0]](root, Path(argv[2]) if len(argv) > 2 else root / "report", config=config)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
