@@ -322,3 +322,15 @@ def test_reproduce_all_does_shared_work_once_and_goes_on_after_a_failure(tmp_pat
     assert [r[3] for r in rows] == [3, 0, 0]
     lines = reproduce.summary(rows).splitlines()[1:]
     assert len(lines) == 4 and len({ln.index("CPU") for ln in lines}) == 1 and "FAILED (exit 3)" in lines[0]
+
+
+def test_a_partial_reproduction_never_writes_the_committed_folder(tmp_path, monkeypatch):
+    from lsokl.papers import reproduce
+
+    seen = []
+    monkeypatch.setattr(reproduce, "RECIPES", {k: (lambda item, folder, opts, echo: seen.append(folder) or 0)
+                                               for k in reproduce.RECIPES})
+    reproduce.reproduce([papers.get("lsokl2016:table5")], tmp_path, command=lambda a: 0, datasets=["german"],
+                        echo=lambda m: None)
+    assert seen == [tmp_path / "runs" / "partial" / "results" / "table5"]
+    assert not (tmp_path / FILE).exists()

@@ -33,8 +33,8 @@ def reproduce(
         None, help="items (lsokl2016:table9, meka2017:table7, ...), a paper (meka2017) for all its runnable "
                    "items, or a short id (table9) when unambiguous; see --list"),
     jobs: Optional[int] = typer.Option(None, "-j", "--jobs", min=1, help="worker processes [default: the item's]"),
-    dataset: list[str] = typer.Option([], "-d", "--dataset", help="only this dataset (repeatable; a partial run)"),
-    algorithm: list[str] = typer.Option([], "-a", "--algorithm", help="only this algorithm (repeatable)"),
+    dataset: list[str] = typer.Option([], "-d", "--dataset", help="only this dataset (repeatable): a partial run, written to runs/partial/<folder>, not the committed folder"),
+    algorithm: list[str] = typer.Option([], "-a", "--algorithm", help="only this algorithm (repeatable): a partial run, like -d"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
     list_: bool = typer.Option(False, "--list", help="print every item of the four papers with its status and exit"),
     scoreboard: bool = typer.Option(False, "--scoreboard", help="only regenerate REPRODUCTIONS.md from the committed results"),

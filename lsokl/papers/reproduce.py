@@ -170,6 +170,10 @@ RECIPES: dict[str, Callable] = {
 }
 
 
+#: where partial runs (``-d``/``-a``) go, relative to the root: never the committed folders
+PARTIAL = Path("runs") / "partial"
+
+
 def run_key(item: Item) -> tuple:
     """Items with the same key do the same work (Figs. 1 and 2 both come from Table 7's records)."""
     return (item.recipe, item.folder, repr(sorted(item.options.items())))
@@ -180,7 +184,8 @@ def reproduce(items: list[Item], root: Path, *, command: Callable[[list], int], 
               scoreboard: bool = True) -> list[tuple]:
     """Run each item (once per distinct piece of work), timing it; returns (item id, wall s, CPU s,
     exit code) rows. ``command`` runs ``lsokl ARGS`` and returns its exit code. Not-implemented and
-    planned items are refused with their reason."""
+    planned items are refused with their reason. With ``datasets`` or ``algorithms`` (a partial run)
+    everything goes under ``runs/partial/`` instead of the committed folders."""
     from ..errors import LsoklError
 
     global COMMAND
@@ -189,19 +194,23 @@ def reproduce(items: list[Item], root: Path, *, command: Callable[[list], int], 
         if not item.runnable:
             raise LsoklError(f"{item.id} is {item.status}: {item.reason}")
     opts = {"jobs": jobs, "datasets": tuple(datasets), "algorithms": tuple(algorithms), "retry_failed": retry_failed}
+    # a partial run (-d/-a) is not the committed reproduction: it goes to runs/partial/<folder>, git-ignored
+    partial = bool(datasets or algorithms)
+    if partial:
+        echo(f"partial run (-d/-a): into {PARTIAL}/..., not the committed folders; REPRODUCTIONS.md unchanged")
     rows, done = [], set()
     for item in items:
         if run_key(item) in done:
             echo(f"==> {item.id}: same run as an item above, done")
             continue
         done.add(run_key(item))
-        folder = root / item.folder
+        folder = (root / PARTIAL if partial else root) / item.folder
         echo(f"==> {item.id}: {', '.join(item.configs) or item.recipe} -> {item.folder}")
         t0, c0 = time.perf_counter(), _children_cpu()
         code = RECIPES[item.recipe](item, folder, opts, echo)
         rows.append((item.id, time.perf_counter() - t0, _children_cpu() - c0, code))
         echo(f"==> {item.id}: {'ok' if code == 0 else f'exit {code}'} in {fmt(rows[-1][1])}")
-    if scoreboard:
+    if scoreboard and not partial:
         from .scoreboard import write
 
         path = write(root)
