@@ -115,7 +115,9 @@ def _machine_line(when: str) -> str:
 
 
 def sweep_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
-    code = _run(item.configs[0], folder, {**opts, "jobs": opts.get("jobs") or 2}, echo, quiet=True)
+    code = 0
+    for config in item.configs:  # e.g. Fig. 3's dna/satimage config and a later one for usps/letter
+        code = _run(config, folder, {**opts, "jobs": opts.get("jobs") or 2}, echo, quiet=True) or code
     args = ["figure", folder, "--prefix", item.options["prefix"], "--out", folder, "--title", item.options["title"]]
     for s in item.options["sweeps"]:
         args += ["--sweep", s]
