@@ -35,15 +35,15 @@ TABLE2_DATASETS = {"ijcnn1", "census-income", "covtype-binary"}
 TABLE3_DATASETS = {"ijcnn1"}
 
 
-def standin_sentence(ran, paper_datasets, paper_desc: str) -> str:
-    """What the report says about its data: a stand-in only when a dataset is not the paper's."""
+def standin_sentence(ran, paper_datasets, paper_desc: str, detail: str = "") -> str:
+    """What the report says about its data: a stand-in only when a dataset is not the paper's
+    (``detail``: how the stand-in is run)."""
     standins = [d for d in ran if d not in paper_datasets]
     if not standins:
         return f"The paper's data ({', '.join(ran) or paper_desc}). "
     verb = "is" if len(standins) == 1 else "are"
-    return (f"**{', '.join(standins)} {verb} a STAND-IN** for {paper_desc} (the paper's files were not supplied; "
-            "configs/meka-table2-paper.yaml and configs/meka-table3.yaml hold the published cells). "
-            "Settings are the stand-in's, not the paper's. ")
+    return (f"**{', '.join(standins)} {verb} a STAND-IN** for {paper_desc} (the paper's files were not supplied). "
+            + (detail + " " if detail else ""))
 
 
 def machine_load() -> str:
@@ -272,7 +272,8 @@ def table3(root, out, config=None) -> pd.DataFrame:
     pub = published(3)
     ran = sorted(df["dataset"].unique()) if len(df) else []
     lines = ["# MEKA Table 3: numerical rank of the 5 x 5 kernel blocks, k-means vs random partition", "",
-             "Paper: 4000 ijcnn1 points. " + standin_sentence(ran, TABLE3_DATASETS, "ijcnn1")
+             "Paper: 4000 ijcnn1 points. " + standin_sentence(ran, TABLE3_DATASETS, "ijcnn1",
+                                                              "4000 random pendigit points, gamma = 2.")
              + "lsokl: median over runs of each block's numerical rank "
              "(delta = 1e-6), blocks ordered by cluster as formed.", ""]
     out_rows = []
@@ -324,7 +325,9 @@ def table2(root, out, config=None) -> pd.DataFrame:
     cmp = pd.DataFrame(rows)
     lines = ["# MEKA Table 2: kernel SVM test accuracy and training time", "",
              standin_sentence(sorted(cmp["dataset"].unique()) if len(cmp) else [], TABLE2_DATASETS,
-                              "ijcnn1, census, covtype")
+                              "ijcnn1, census, covtype",
+                              "configs/meka-table2-paper.yaml holds the published cells. Settings are the "
+                              "stand-in's, not the paper's (see configs/meka-table2.yaml).")
              + "lsokl: median [min, max] over runs; one thread; wall-clock training time on a loaded machine.", "",
              "| dataset | method | runs | test accuracy % | [min, max] | train time s (median) |", "|---|---|---|---|---|---|"]
     for _, r in cmp.iterrows():
