@@ -20,9 +20,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: $(STAMP)  ## a small real experiment, offline: prints a table
-	$(LSOKL) run configs/quickstart.yaml --results results/quickstart
-	$(LSOKL) report results/quickstart
+demo: $(STAMP)  ## a small real experiment, offline: prints a table (into runs/quickstart, git-ignored)
+	$(LSOKL) run configs/quickstart.yaml
+	$(LSOKL) report runs/quickstart
 	@echo ""
 	@echo "lsokl is installed in $(VENV). To type 'lsokl ...' yourself, put it on the PATH:"
 	@echo "  . $(VENV)/bin/activate        (this shell; or run $(LSOKL) directly)"
@@ -45,64 +45,54 @@ bench: $(STAMP)  ## benchmarks/RESULTS.md, one section per script (see benchmark
 	$(PY) benchmarks/kol.py
 	$(PY) benchmarks/dsg_speed.py --repeats 3 --out benchmarks/dsg_speed.json --results-md benchmarks/RESULTS.md
 
-# `make reproduce-all`: every `reproduce-*` target of this Makefile (found by
-# scripts/reproduce_all.py, so a new reproduction only needs its target), then these figures.
-REPRODUCE_ALL_EXTRA := fig3 fig4 figures-convergence
-.PHONY: reproduce-all
-reproduce-all: $(STAMP)  ## every reproduction in sequence; prints each one's and the total wall time
-	$(PY) scripts/reproduce_all.py $(REPRODUCE_ALL_EXTRA)
+# Reproductions: `lsokl reproduce ITEM` (lsokl/papers declares every table and figure of the four papers;
+# `lsokl reproduce --list`). Each writes its committed folder under results/ and regenerates REPRODUCTIONS.md.
+.PHONY: reproduce-all reproduce-dsg reproduce-table3 scoreboard
+reproduce-all: $(STAMP)  ## every runnable item in sequence; prints each one's and the total wall time
+	$(LSOKL) reproduce --all
+
+scoreboard: $(STAMP)  ## regenerate REPRODUCTIONS.md from the committed results (no run)
+	$(LSOKL) reproduce --scoreboard
 
 reproduce-table5: $(STAMP)
-	$(PY) scripts/reproduce.py table5
+	$(LSOKL) reproduce lsokl2016:table5
 
 reproduce-table7: $(STAMP)
-	$(PY) scripts/reproduce.py table7
+	$(LSOKL) reproduce lsokl2016:table7
 
-reproduce-meka: $(STAMP)  ## MEKA Tables 7, 8, 5, 3 (pendigit stand-in), 2 (a9a stand-in) and the error-vs-memory plot
-	$(PY) scripts/reproduce_meka.py --jobs 1
+reproduce-meka: $(STAMP)  ## MEKA Tables 7, 8, 5, 3 (pendigit stand-in), 2 (a9a stand-in) and Fig. 7(a)
+	$(LSOKL) reproduce meka2017 --jobs 1
 
 reproduce-table9: $(STAMP)
-	$(PY) scripts/reproduce.py table9
+	$(LSOKL) reproduce lsokl2016:table9
 
-.PHONY: reproduce-dsg
-reproduce-dsg: $(STAMP)  ## DSG Fig. 1 analogues E1 (Adult), E5 (cpusmall + synthetic), E4 (MNIST-10k), E2 (8 vs 6): results/dsg/
-	$(PY) scripts/reproduce_dsg.py e1 e5 e4 e2 summary --results results/dsg
+reproduce-dsg: $(STAMP)  ## DSG Fig. 1 panels (1) Adult, (7) cpusmall + synthetic, (4) MNIST-10k, (2) 8 vs 6: results/dsg/
+	$(LSOKL) reproduce dsg2014 --jobs 2
 
 BPM_JOBS ?= 2
-reproduce-bpegasosm-table1: $(STAMP)  ## BPegasosM (ICML 2010) Table 1 -> results/bpegasosm-table1/ (BPM_JOBS=1 on a busy machine)
-	$(PY) scripts/reproduce_bpegasosm.py --jobs $(BPM_JOBS)
+reproduce-bpegasosm-table1: $(STAMP)  ## BPegasosM (ICML 2010) Table 1, with its 10^6-point synthetic runs -> results/bpegasosm-table1/ (BPM_JOBS=1 on a busy machine)
+	$(LSOKL) reproduce bpegasosm2010:table1 --jobs $(BPM_JOBS)
 
-reproduce-bpegasosm-table1-large: $(STAMP)  ## Table 1's synthetic sets at n = 10^6 (after the table above; same folder)
-	$(PY) scripts/reproduce_bpegasosm.py --large --jobs $(BPM_JOBS)
+reproduce-bpegasosm-table1-large: reproduce-bpegasosm-table1  ## now part of reproduce-bpegasosm-table1 (same folder, resumable)
 
 bench-bsgd: $(STAMP)  ## BSGD-M/R beside BudgetedSVM's C++ (set BUDGETEDSVM_DIR to a built clone) -> benchmarks/BSGD.md
 	$(PY) benchmarks/bsgd.py
 
-.PHONY: reproduce-table3
 reproduce-table3: $(STAMP)  ## LSOKL Table 3 (batch comparison, holdout, reduced CV) -> results/table3/
-	mkdir -p results/table3
-	{ date -u; uptime; lscpu | grep -E "^Model name|^CPU\(s\)"; } > results/table3/machine.txt
-	-$(PY) scripts/reproduce.py table3 --jobs 2  # exits 1 when a cell failed (KDD99 LIBSVM hits its limit by design)
-	{ echo "after the run:"; date -u; uptime; } >> results/table3/machine.txt
-	$(PY) -m lsokl.report.batch results/table3 --config configs/table3.yaml --paper lsokl2016:table3 --machine results/table3/machine.txt
+	$(LSOKL) reproduce lsokl2016:table3 --jobs 2
 
 clean:
 	rm -rf $(VENV) .pytest_cache
 
-# Figures (LSOKL Figs. 1-6): each = one config run + one `lsokl figure` call; PNG + SVG + caption.
+# Figures (LSOKL Figs. 1-6): items of lsokl2016; PNG + SVG + caption in the item's folder.
 .PHONY: fig3 fig4 figures-convergence figures
 fig3: $(STAMP)  ## Fig. 3: FOGD rho_f and NOGD rho_n sensitivity (dna, satimage; B=200)
-	$(LSOKL) run configs/fig3-sensitivity.yaml --results results/fig3 -j 2 -q
-	$(LSOKL) figure results/fig3 --sweep rho_f --sweep rho_n --prefix fig3- --out results/fig3 --title "Fig. 3 sensitivity" --paper lsokl2016:table7
+	$(LSOKL) reproduce lsokl2016:fig3
 
-fig4: $(STAMP)  ## Fig. 4: budget sensitivity (german, spambase, dna, satimage; B=50..500)
-	$(LSOKL) run configs/fig4-budget.yaml --results results/fig4 -j 2 -q
-	$(LSOKL) figure results/fig4 --sweep budget --prefix fig4- --out results/fig4 --title "Fig. 4 budget" --paper lsokl2016:table5,lsokl2016:table7
+fig4: $(STAMP)  ## Fig. 4: budget sensitivity on stand-ins (german, spambase, dna, satimage; B=50..500)
+	$(LSOKL) reproduce lsokl2016:fig4
 
-figures-convergence: $(STAMP)  ## Figs. 1-2 and 5-6 from the Table 7 / Table 9 runs (reproduce-table7/9 first), and their step-size search curves
-	$(LSOKL) figure results/table7 --convergence --out results/table7/figures --paper lsokl2016:table7
-	$(LSOKL) figure results/table9 --convergence --out results/table9/figures --paper lsokl2016:table9
-	$(LSOKL) figure results/table7/search --sweep eta --paper lsokl2016:table7 --prefix search- --out results/table7/figures/search
-	$(LSOKL) figure results/table9/search --sweep eta --paper lsokl2016:table9 --prefix search- --out results/table9/figures/search
+figures-convergence: $(STAMP)  ## Figs. 1-2 and 5-6 from the Table 7 / Table 9 runs (runs them if their records are absent)
+	$(LSOKL) reproduce lsokl2016:fig1 lsokl2016:fig5
 
 figures: fig3 fig4 figures-convergence

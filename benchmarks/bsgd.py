@@ -238,7 +238,9 @@ def render(rows, reason, args, load_before, load_after) -> str:
     if cmds:
         lines += ["", "BudgetedSVM commands (train file, model file appended): " + "; ".join(f"`{c}`" for c in cmds)]
     lines += ["", f"Run with: `{' '.join([Path(sys.executable).name, *sys.argv])}` on {platform.python_version()}."]
-    return "\n".join(lines) + "\n"
+    from lsokl.packaged import portable_paths
+
+    return portable_paths("\n".join(lines) + "\n")  # committed: no machine paths (the BudgetedSVM clone's)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -129,3 +130,22 @@ def write_setting(name: str, value: str | None) -> Path:
     tmp.write_text(yaml.safe_dump(data, sort_keys=True))
     tmp.replace(path)
     return path
+
+
+# ----------------------------------------------------------------------------- portable text
+_ABSOLUTE = re.compile(r"(?<![\w`<>.~/-])/(?:[\w.+@-]+/)*[\w.+@-]+/?")
+
+
+def portable_paths(text: str, mirror: str | None = None) -> str:
+    """``text`` with this machine's absolute paths taken out, for files that are committed
+    (``missing.json``, reports): the data mirror becomes ``<mirror>``, the current folder ``.``, the
+    home folder ``~``, and any other absolute path its last component (``.../name``)."""
+    mirror = mirror if mirror is not None else setting("mirror")
+    roots = []
+    if mirror and "://" not in mirror:
+        roots.append((str(Path(mirror).expanduser().resolve()), "<mirror>"))
+    roots += [(str(Path.cwd()), "."), (str(Path.home()), "~")]
+    for root, name in roots:
+        if root and root != "/":
+            text = re.sub(re.escape(root) + r"(?=/|\b|$)", name, text)
+    return _ABSOLUTE.sub(lambda m: ".../" + m.group(0).rstrip("/").rsplit("/", 1)[-1], text)

@@ -132,36 +132,6 @@ def test_search_never_selects_a_degenerate_setting(tmp_path):
     assert "degenerate: a constant predictor in 2 of 2 passes" in text and " const" in text
 
 
-def test_select_eta_script_skips_degenerate_settings(tmp_path, capsys):
-    """scripts/select_eta.py (the records of any eta grid) applies the same rule."""
-    import importlib.util
-    import sys
-
-    exp = _write(tmp_path, """
-        name: grid
-        task: regression
-        seed: 1
-        permutations: 2
-        budgets: 20
-        datasets:
-          diabetes: {max_samples: 200}
-        algorithms:
-          ogd: {eta: [0.2, 0.02], epsilon: [1.0e+9, 0.1]}
-        """)
-    run_experiment(exp, tmp_path / "g", jobs=1)
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location(
-        "select_eta", Path(__file__).resolve().parents[1] / "scripts" / "select_eta.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    sys.argv = ["select_eta.py", str(tmp_path / "g"), "--out", str(tmp_path / "sel.md")]
-    mod.main()
-    out = capsys.readouterr().out
-    assert "epsilon: 0.1" in out and "1e+09" not in out.split("chosen")[1].splitlines()[1]
-    assert "degenerate" in (tmp_path / "sel.md").read_text()
-
-
 @pytest.mark.usefixtures("shared_data")
 def test_bogd_majority_class_on_w8a_is_flagged(shared_data, monkeypatch):
     """The case of the issue: BOGD at eta 0.002 on w8a predicts the majority class; at 0.2 it does not."""

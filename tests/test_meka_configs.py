@@ -54,7 +54,7 @@ def test_table7_pendigit_is_the_whole_stacked_set_scaled_to_unit_interval():
     assert _cells(exp, "ijcnn1", "meka")[0].spec("x", "v")["rows"] == 20000
 
 
-@pytest.mark.parametrize("name", ["meka-table2", "meka-table2-paper", "meka-table3", "meka-table5", "meka-fig10"])
+@pytest.mark.parametrize("name", ["meka-table2", "meka-table2-paper", "meka-table3", "meka-table5", "meka-fig7a"])
 def test_other_configs_parse(name):
     exp = load_config(CONFIGS / f"{name}.yaml")
     assert exp.cells and all(c.permutation < 5 for c in exp.cells)

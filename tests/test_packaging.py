@@ -43,6 +43,7 @@ def test_wheel_carries_registry_configs_and_paper_tables(wheel):
     for config in ("table5", "quickstart", "binary", "multiclass", "regression"):
         assert f"lsokl/configs/{config}.yaml" in names
     assert any(n.startswith("lsokl/report/paper_tables/") and n.endswith(".csv") for n in names)
+    assert "lsokl/papers/lsokl2016.py" in names and "lsokl/configs/meka-fig7a.yaml" in names
 
 
 def test_wheel_declares_the_mit_license_with_its_file(wheel):
@@ -76,6 +77,10 @@ def test_installed_wheel_runs_datasets_and_the_quickstart(wheel, tmp_path):
          cwd=work, env=env)
     report = _run([lsokl, "report", "res", "--no-plots"], cwd=work, env=env)
     assert "FOGD" in report or "fogd" in report
+    listing = _run([lsokl, "reproduce", "--list"], cwd=work, env=env)  # the paper layer ships in the wheel
+    assert "lsokl2016:table9" in listing and "meka2017:fig7a" in listing
+    _run([lsokl, "reproduce", "--scoreboard"], cwd=work, env=env)
+    assert "lsokl2016:table9" in (work / "REPRODUCTIONS.md").read_text()
     missing = subprocess.run([lsokl, "run", "no-such-config"], cwd=work, env=env,
                              capture_output=True, text=True)
     assert missing.returncode != 0 and "quickstart" in missing.stdout + missing.stderr

@@ -114,8 +114,10 @@ def test_plots_and_compact_files(results):
     assert json.loads(frame.loc[frame.status == "ok", "curve"].iloc[0])["t"] == [500, 1000]
 
 
-def test_cli_report_prints_table(results):
+def test_cli_report_prints_table(results, tmp_path, monkeypatch):
     from lsokl.cli import app
+
+    monkeypatch.chdir(tmp_path)  # the report goes to ./runs/<results name>/report
 
     res = CliRunner().invoke(app, ["report", str(results), "--no-plots", "--paper", "lsokl2016:table5"])
     assert res.exit_code == 0, res.output

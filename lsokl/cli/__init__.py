@@ -6,8 +6,9 @@ import typer
 app = typer.Typer(
     name="lsokl",
     help="Reproduce large-scale online kernel learning papers (FOGD, NOGD and their baselines) "
-    "on real data, fast.\n\nTypical use: `lsokl fetch a9a`, `lsokl run configs/table5.yaml`, "
-    "`lsokl report results/table5`.\n\nKernels are Gaussian, k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)). "
+    "on real data, fast.\n\nTypical use: `lsokl fetch a9a`, `lsokl run configs/table5.yaml` (into runs/table5), "
+    "`lsokl report runs/table5`; `lsokl reproduce lsokl2016:table5` rebuilds a committed reproduction "
+    "(`lsokl reproduce --list`).\n\nKernels are Gaussian, k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)). "
     "Every paper config states its sigma; in Python a learner's default is sigma=\"scale\", "
     "scikit-learn's gamma='scale' rule (sigma = sqrt(n_features * X.var() / 2), from the data of the "
     "first fit, kept as sigma_). `lsokl algorithms` lists every learner with its defaults.",
@@ -42,12 +43,13 @@ def _root(
 from . import data as _data  # noqa: E402,F401  (registers `fetch`, `datasets`)
 from . import experiments as _experiments  # noqa: E402,F401  (registers `run`, `report`)
 from . import learners as _learners  # noqa: E402,F401  (registers `algorithms`)
+from . import reproduce as _reproduce  # noqa: E402,F401  (registers `reproduce`)
 from . import settings as _settings  # noqa: E402,F401  (registers `config`)
 
 
 def main(argv: list[str] | None = None) -> None:
     """The ``lsokl`` command; ``argv`` (default: the process's arguments) lets a script run a
-    command in its own process (``scripts/reproduce.py``). Exits with the command's code."""
+    command in its own process (``lsokl reproduce``). Exits with the command's code."""
     import warnings
 
     # library warnings (an unverified file, ...) as one readable line, not file:line plus source

@@ -14,6 +14,16 @@ from .output import check_format, format_option, make_console, rule
 console = make_console()  # full width when not on a terminal: tables and summaries never cut
 
 
+#: where `lsokl run` and `lsokl report` write unless told: git-ignored, never a committed reproduction
+RUNS = Path("runs")
+
+
+def default_results(name: str) -> Path:
+    """``runs/<name>``: user runs never touch the committed ``results/`` folders (``lsokl reproduce``
+    writes those)."""
+    return RUNS / name
+
+
 def _fail(exc: Exception) -> None:
     from rich.markup import escape
 
@@ -148,7 +158,9 @@ def run(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address, tcp://HOST:PORT (implies --backend dask). Workers open the datasets "
          "themselves, by name: give them the same LSOKL_DATA_DIR (a shared filesystem) or LSOKL_DATA_MIRROR, and "
          "LSOKL_REGISTRY if you use your own registry"),
-    results: Optional[Path] = typer.Option(None, "--results", help="results folder [default: results/<config name>]"),
+    results: Optional[Path] = typer.Option(
+        None, "--results", help="results folder [default: runs/<config name>, git-ignored; the committed "
+                                "results/ folders are written by `lsokl reproduce` only]"),
     force: bool = typer.Option(False, "--force", help="rerun the selected cells even if finished"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the expanded grid and exit"),
@@ -193,7 +205,7 @@ def run(
             _print_grid(exp)
             _print_memory(exp, memory_limit, jobs)
             raise typer.Exit(0)
-        out = results or Path("results") / exp.name
+        out = results or default_results(exp.name)
         from ..results.store import ResultsLock, ResultStore
 
         ResultStore(out).ensure()
@@ -252,7 +264,9 @@ def run(
 @app.command("report")
 def report(
     results: Path = typer.Argument(..., help="results folder written by `lsokl run`", exists=True, file_okay=False),
-    out: Optional[Path] = typer.Option(None, "--out", help="where to write [default: RESULTS/report]"),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="where to write [default: runs/<RESULTS folder name>/report, git-ignored; for "
+                            "runs/NAME that is RESULTS/report]"),
     paper: Optional[str] = typer.Option(
         None, "--paper", help="add published values and deviations, e.g. lsokl2016:table5"),
     compact: bool = typer.Option(False, "--compact", help="also write every record to one parquet/CSV file"),
@@ -268,6 +282,8 @@ def report(
             from ..results.store import check_results_dir
 
             check_results_dir(out, what="--out")
+        else:
+            out = default_results(results.resolve().name) / "report"
         rep = build_report(results, out, paper=paper, compact=compact, plots=plots)
     except LsoklError as exc:
         _fail(exc)

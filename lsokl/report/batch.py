@@ -1,10 +1,8 @@
 """Holdout comparison tables (LSOKL Table 3): test accuracy, train time and test time beside the
 published values, with time ratios to a reference algorithm measured in the same run.
 
-    python -m lsokl.report.batch results/table3 --config configs/table3.yaml \
-        --paper lsokl2016:table3 --reference libsvm [--machine results/table3/machine.txt]
-
-Writes ``<results>/report/batch.csv`` and ``<results>/<name>.md``. The Markdown says, for every
+:func:`write_report` is the ``batch-table`` recipe's report step (``lsokl reproduce lsokl2016:table3``);
+it writes ``<results>/report/batch.csv`` and ``<results>/<name>.md``. The Markdown says, for every
 time column, that the published times are the authors' C++ tools on their machine and ours are one
 thread here, and puts our ratios (reference time / algorithm time) beside the paper's, since only
 ratios measured on one machine compare. Datasets whose test rows are a cut of the training file
@@ -12,7 +10,6 @@ ratios measured on one machine compare. Datasets whose test rows are a cut of th
 """
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -184,45 +181,35 @@ def to_markdown(table: pd.DataFrame, paper: pd.DataFrame, reference: str, title:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results", type=Path)
-    ap.add_argument("--config", type=Path, required=True)
-    ap.add_argument("--paper", required=True)
-    ap.add_argument("--reference", default="libsvm")
-    ap.add_argument("--machine", type=Path, help="a text file describing the machine during the run")
-    args = ap.parse_args(argv)
-
+def write_report(results: Path, config: Path, paper_id: str, reference: str = "libsvm",
+                 machine_file: Path | None = None) -> str:
+    """Write ``report/batch.csv`` and ``<config name>.md`` into ``results``; returns the Markdown."""
     from ..config import load_config
 
-    exp = load_config(args.config)
+    results = Path(results)
+    exp = load_config(config)
     substitutes = {name: f"test set = seeded stratified {spec.test_fraction:g} cut of the available "
                          "training file (the paper used a separate test file or another preprocessing)"
                    for name, spec in exp.datasets.items() if spec.test_fraction}
-    records = ResultStore(args.results).records()
-    paper = load_table(args.paper)
-    table = attach(summarise(records), paper, substitutes, args.reference)
-    out = args.results / "report"
+    records = ResultStore(results).records()
+    paper = load_table(paper_id)
+    table = attach(summarise(records), paper, substitutes, reference)
+    out = results / "report"
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "batch.csv", index=False)
-    missing_file = args.results / "missing.json"
+    missing_file = results / "missing.json"
     missing = list(json.loads(missing_file.read_text())) if missing_file.exists() else []
     missing = [norm_dataset(m) for m in missing]
     # datasets of the paper that the config does not list at all are absent from this machine
     missing += [norm_dataset(d) for d in paper["dataset"].unique()
                 if norm_dataset(d) not in {norm_dataset(n) for n in exp.datasets}]
-    machine = (" ".join(args.machine.read_text().split()) if args.machine and args.machine.exists()
+    machine = (" ".join(machine_file.read_text().split()) if machine_file and Path(machine_file).exists()
                else "load not recorded")
-    md = to_markdown(table, paper, args.reference, f"{exp.name}: {exp.raw.get('description', '')}",
+    md = to_markdown(table, paper, reference, f"{exp.name}: {exp.raw.get('description', '')}",
                      missing, machine)
     inner = _inner_cells(records)
     if len(inner):
         md += (f"\nCV cost: {len(inner)} inner fits ({int((inner['status'] != 'ok').sum())} not ok), "
                f"{inner['wall_s'].sum() / 60:.1f} min of worker time.\n")
-    (args.results / f"{exp.name}.md").write_text(md)
-    print(md)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    (results / f"{exp.name}.md").write_text(md)
+    return md

@@ -85,10 +85,14 @@ def write_missing(root: Path, missing: dict) -> None:
 
     if not missing:
         return
+    from ..packaged import portable_paths
     from ..results.store import atomic_write_text
 
     path = Path(root) / MISSING_FILE
     old = json.loads(path.read_text()) if path.exists() else {}
+    # results folders are committed: no machine paths in the messages (the mirror becomes <mirror>)
+    missing = {name: {k: portable_paths(v) if isinstance(v, str) else v for k, v in entry.items()}
+               if isinstance(entry, dict) else entry for name, entry in missing.items()}
     atomic_write_text(path, json.dumps({**old, **missing}, indent=1, sort_keys=True) + "\n")
 
 

@@ -1,7 +1,5 @@
-#!/usr/bin/env python
-"""Reproduce the DSG paper's Fig. 1 experiments that fit on this machine (spec DSG.md section 8).
-
-    python scripts/reproduce_dsg.py [e1 e2 e4 e5 ...] [--jobs N] [--results results/dsg]
+"""The DSG paper's Fig. 1 experiments that fit on this machine (spec DSG.md section 8): the ``dsg`` recipe of
+``lsokl reproduce dsg2014:fig1-*`` (lsokl/papers) calls :func:`run`, then ``dsg.md`` is rebuilt from the JSON files.
 
 * **E1** = Fig. 1(1), Adult: ``lsokl run configs/dsg-e1.yaml`` (holdout protocol, all methods,
   5 permutations) + ``lsokl figure --test-curve``; end points beside the published 15.3% / 15%.
@@ -21,7 +19,6 @@ E3 (Forest / covtype) is not run: the file is not in the offline mirror. Everyth
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -29,13 +26,14 @@ import sys
 import time
 from pathlib import Path
 
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(var, "1")
-
-import numpy as np  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
+import numpy as np
 PUBLISHED_E1 = {"DSG": 15.3, "NORMA": 15.0, "k-SDCA": 15.0}  # % test error, paper text (approx. for the last two)
+
+
+def _config(name: str) -> Path:
+    from ..packaged import resolve_config
+
+    return resolve_config(name)
 
 
 def lsokl(*args) -> int:
@@ -51,7 +49,7 @@ def save_json(path: Path, obj) -> None:
 
 # ----------------------------------------------------------------------------------------- E1
 def e1(out: Path, jobs: int) -> dict:
-    code = lsokl("run", REPO / "configs/dsg-e1.yaml", "--results", out / "e1", "-j", jobs, "-q")
+    code = lsokl("run", _config("dsg-e1"), "--results", out / "e1", "-j", jobs, "-q")
     from lsokl.report.test_curves import curve_frame, end_points, test_curve_figures
     from lsokl.results import ResultStore
 
@@ -74,7 +72,7 @@ def e5(out: Path, jobs: int) -> dict:
     from lsokl.results import ResultStore
     from lsokl.runner.protocols import holdout
 
-    cfg = REPO / "configs/dsg-e5.yaml"
+    cfg = _config("dsg-e5")
     code = lsokl("run", cfg, "--results", out / "e5", "-j", jobs, "-q")
     exp = load_config(cfg)
     name = next(iter(exp.datasets))
@@ -326,7 +324,7 @@ def selection_table(out: Path) -> None:
 def summary(out: Path) -> None:
     """results/dsg/dsg.md from the experiments' JSON files."""
     lines = ["# DSG (Dai et al., NIPS 2014), Fig. 1 analogues: results", "",
-             "Written by `scripts/reproduce_dsg.py` (`make reproduce-dsg`). Figures in `figures/`, notes in",
+             "Written by `lsokl reproduce dsg2014` (`make reproduce-dsg`). Figures in `figures/`, notes in",
              "`NOTES.md`. Times were measured on a shared, heavily loaded 2-core machine (see NOTES).", ""]
     f = out / "e1.json"
     if f.exists():
@@ -377,39 +375,30 @@ def summary(out: Path) -> None:
     (out / "dsg.md").write_text("\n".join(lines) + "\n")
 
 
-# ----------------------------------------------------------------------------------------- main
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("experiments", nargs="*", default=["e1", "e5", "e4", "e2", "summary"])
-    ap.add_argument("--results", type=Path, default=REPO / "results" / "dsg")
-    ap.add_argument("--jobs", "-j", type=int, default=2)
-    args = ap.parse_args(argv)
-    out = args.results
+# ----------------------------------------------------------------------------------------- run
+EXPERIMENTS = ("e1", "e5", "e4", "e2")
+
+
+def run(out: Path, experiments=EXPERIMENTS, jobs: int = 2) -> int:
+    """Run the named experiments into ``out`` (one JSON each), then rebuild ``dsg.md``. BLAS and numba
+    are limited to one thread in this process (the old script's environment), the workers get ``jobs``."""
+    from threadpoolctl import threadpool_limits
+
     out.mkdir(parents=True, exist_ok=True)
-    for name in args.experiments:
+    code = 0
+    funcs = {"e1": lambda: e1(out, jobs), "e5": lambda: e5(out, jobs), "e4": lambda: e4(out), "e2": lambda: e2(out)}
+    for name in experiments:
+        if name not in funcs:
+            raise ValueError(f"unknown DSG experiment {name!r}: choose from {', '.join(funcs)}")
         t0 = time.perf_counter()
         print(f"== {name}", flush=True)
-        if name == "e1":
-            res = e1(out, args.jobs)
-        elif name == "e5":
-            res = e5(out, args.jobs)
-        elif name == "e4":
-            res = e4(out)
-        elif name == "e2":
-            res = e2(out)
-        elif name == "summary":
-            selection_table(out)
-            summary(out)
-            continue
-        else:
-            print(f"unknown experiment {name!r}: choose from e1, e2, e4, e5, summary", file=sys.stderr)
-            return 2
+        with threadpool_limits(1):
+            res = funcs[name]()
+        code = code or int(res.get("exit_code") or 0)
         res["wall_s"] = time.perf_counter() - t0
         res["load_after"] = os.getloadavg()
         save_json(out / f"{name}.json", res)
         print(f"== {name} done in {res['wall_s']:.0f} s", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    selection_table(out)
+    summary(out)
+    return code
