@@ -7,7 +7,7 @@ import typer
 from rich.console import Console
 
 from ..errors import LsoklError
-from . import app
+from .app import app
 from .output import format_option, make_console, print_table
 
 

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from ..errors import LsoklError
-from . import app
+from .app import app
 from .output import check_format, format_option, make_console, rule
 
 console = make_console()  # full width when not on a terminal: tables and summaries never cut

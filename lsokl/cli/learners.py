@@ -1,7 +1,7 @@
 """`lsokl algorithms`: what can go in a config."""
 from __future__ import annotations
 
-from . import app
+from .app import app
 from .output import format_option, make_console, print_table
 
 KERNEL_NOTE = (

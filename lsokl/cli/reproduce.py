@@ -9,14 +9,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..errors import LsoklError
-from . import app
+from .app import app
 
 console = Console()
 
 
 def _command(args: list) -> int:
     """``lsokl ARGS`` in this process, returning its exit code (for lsokl.papers.reproduce)."""
-    from . import main
+    from .app import main  # the commands are registered: lsokl.cli imported this module
 
     try:
         main(args)

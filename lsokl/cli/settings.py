@@ -6,7 +6,7 @@ from typing import Optional
 import typer
 
 from ..errors import LsoklError
-from . import app
+from .app import app
 from .output import make_console
 
 console = make_console()

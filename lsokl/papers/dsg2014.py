@@ -7,8 +7,8 @@ regenerated from the experiments' JSON files after each panel).
 """
 from __future__ import annotations
 
-from . import Dataset as D
-from . import Item, Tolerance
+from .declare import Dataset as D
+from .declare import Item, Tolerance
 from . import scoring
 
 _ABSENT = "not in the offline mirror"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from . import Dataset as D
-from . import Item, Tolerance
+from .declare import Dataset as D
+from .declare import Item, Tolerance
 from . import scoring
 
 _ABSENT = "not in the offline mirror; `lsokl fetch {}` where its host is reachable"

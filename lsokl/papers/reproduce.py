@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from . import Item, get
+from .declare import Item
+from .registry import get
 
 
 #: ``lsokl ARGS`` as a function returning the exit code; the CLI sets it (``lsokl.cli.reproduce``), so

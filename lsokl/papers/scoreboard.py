@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import PAPERS, PROVENANCE, STATUSES, Item, Score, items
+from .declare import PAPERS, PROVENANCE, STATUSES, Item, Score
+from .registry import items
 
 FILE = "REPRODUCTIONS.md"
 

@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from . import Score
+from .declare import Score
 
 STRICT_STD, STRICT_POINTS, SMALL_STD = 2.0, 1.5, 0.75
 
