@@ -31,6 +31,21 @@ float32 GEMMs and SIMD cosines; the coefficients, the gradients, the preconditio
 sums over blocks (the running and final scores) are float64. ``dtype="float64"`` does everything
 in float64.
 
+**Bounded form** (``max_blocks``, spec section 4, the authors' GPU ``randft`` layer): the model
+grows by one block per step until it holds ``max_blocks`` blocks; from then on each step draws a
+**uniformly random existing block** j (a seeded generator of its own, the block seeds' entropy
+with spawn key (..., 0), never a block index) and refines it with the same gradient step::
+
+    alpha_i <- (1 - gamma_t nu) alpha_i  for every i,   then   alpha_j += Delta_t
+
+where Delta_t is the step's new-block value computed on block j's features (plain or
+``precond``), as the GPU code's W_c += Delta - eps wc W_c with every other block decayed. The
+model then has at most ``max_blocks`` x r features, their W and c are kept (max_blocks r (d + 1)
+numbers), and the training rows are scored by the model directly (at most ``max_blocks`` blocks
+per row), so a pass costs n max_blocks r d: **linear in n**. ``max_blocks=None`` (default) is the
+growing form of the paper's Alg. 1 that the Adult reproduction runs. ``feature_rows_`` counts the
+(row, block) feature evaluations of the last training pass (the work measure of the tests).
+
 Speed: ``fit`` / ``fit_curve`` use the running-score driver of :mod:`minibatch`: every block is
 generated once and applied to all the rows that still need it in one GEMM + one cosine call, which
 is the n^2 r d / (2b) cost of the spec in large BLAS calls. ``partial_fit`` and ``predict``
@@ -129,6 +144,9 @@ class DSG(BlockModel):
     cache_features : keep each block's W and c instead of regenerating them (same predictions).
     dtype : ``"float32"`` (default; see the module docstring for what is float32) or ``"float64"``.
     random_state : base seed of the blocks (None: drawn once at fit time and kept in ``seed_``).
+    max_blocks : None (default: one new block per step, the paper's growing model) or the most
+        blocks kept; after that each step refines a uniformly random existing block (the GPU code,
+        spec section 4; a pass is then linear in n).
     """
 
     name = "dsg"
@@ -140,13 +158,15 @@ class DSG(BlockModel):
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
                "precond_eps": Num(0, math.inf, "left", allow_none=True),
                "cache_features": OneOf((False, True)), "dtype": OneOf(("float32", "float64")),
-               "random_state": Seed()}
+               "random_state": Seed(), "max_blocks": Num(1, math.inf, "left", integer=True,
+                                                         allow_none=True)}
 
     def __init__(self, *, loss: str = "hinge", sigma: float = 1.0, nu: float = 1e-5,
                  batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
                  theta: float = 30.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
-                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+                 cache_features: bool = False, dtype: str = "float32", random_state=None,
+                 max_blocks: int | None = None):
         self.loss = loss
         self.sigma = sigma
         self.nu = nu
@@ -162,6 +182,7 @@ class DSG(BlockModel):
         self.cache_features = cache_features
         self.dtype = dtype
         self.random_state = random_state
+        self.max_blocks = max_blocks
 
     # ------------------------------------------------------------------ checks
     @property
@@ -185,9 +206,15 @@ class DSG(BlockModel):
         else:
             self.seed_ = np.random.SeedSequence(rs)
         capacity = 16 if n_total is None else -(-int(n_total) // int(self.batch_size))
+        if self.max_blocks is not None:
+            capacity = min(capacity, int(self.max_blocks))
         self.coef_ = np.zeros((max(capacity, 1), self.block_width, n_outputs))
         self.n_blocks_ = 0
-        self.cache_ = {} if self.cache_features else None
+        # the bounded form keeps its (at most max_blocks) blocks' W and c: it scores every batch
+        self.cache_ = {} if self.cache_features or self.max_blocks is not None else None
+        # which block a refining step picks: its own stream, spawn key (..., 0) (blocks are 1-based)
+        self.refine_rng_ = np.random.Generator(np.random.PCG64(block_seed_sequence(self.seed_, 0)))
+        self.feature_rows_ = 0
         self._last = None
 
     def _block(self, j: int):
@@ -230,11 +257,20 @@ class DSG(BlockModel):
 
         return step_size(self.schedule, t, float(self.theta), float(self.t0), float(self.eta1))
 
+    def _target_block(self, t: int) -> int:
+        """The block step t writes (1-based): a new block t while the model grows, else a uniformly
+        random existing one (bounded form, after ``max_blocks`` blocks)."""
+        if self.max_blocks is None or self.n_blocks_ < int(self.max_blocks):
+            return self.n_blocks_ + 1
+        return int(self.refine_rng_.integers(1, self.n_blocks_ + 1))
+
     def _step(self, t, Xb, Yb, Fb):
         G = self._gradient(np.asarray(Fb, dtype=np.float64), Yb)
         gamma = self.step_size(t)
-        W, c = self._block(t)
+        j = self._target_block(t)
+        W, c = self._block(j)
         Phi = block_features(Xb, W, c, self.form).astype(np.float64)
+        self.feature_rows_ += Xb.shape[0]
         b = Xb.shape[0]
         grad = Phi.T @ G / b  # (width, K)
         if self.precond:
@@ -248,12 +284,59 @@ class DSG(BlockModel):
         m = self.n_blocks_
         if decay != 1.0:
             self.coef_[:m] *= decay
-        if m == self.coef_.shape[0]:
-            self.coef_ = np.concatenate([self.coef_, np.zeros_like(self.coef_)])
-        self.coef_[m] = alpha
-        self.n_blocks_ = m + 1
+        if j <= m:  # bounded form: refine block j (already decayed with the others)
+            self.coef_[j - 1] += alpha
+        else:
+            if m == self.coef_.shape[0]:
+                self.coef_ = np.concatenate([self.coef_, np.zeros_like(self.coef_)])
+            self.coef_[m] = alpha
+            self.n_blocks_ = m + 1
         self._last = (W, c, alpha)
         return decay
+
+    def _train(self, X, order, Y, X_test, y_test, ckpts):
+        """The growing form: the running-score driver of :class:`BlockModel` (quadratic in n, in
+        large GEMMs). The bounded form: every batch is scored by the model (at most
+        ``max_blocks`` blocks), the test rows by running scores; linear in n."""
+        if self.max_blocks is None:
+            n_stream = len(order)
+            out = super()._train(X, order, Y, X_test, y_test, ckpts)
+            # (row, block) evaluations of the running-score driver: each step's block on its
+            # batch and on every row still to come
+            b = int(self.batch_size)
+            self.feature_rows_ = sum(n_stream - a for a in range(0, n_stream, b))
+            return out
+        import time
+
+        n_stream, b = len(order), int(self.batch_size)
+        S_test = None if X_test is None else np.zeros((X_test.shape[0], self._n_outputs))
+        seen, errs, maes, times = [], [], [], []
+        elapsed = test_time = 0.0
+        ck = 0
+        for a in range(0, n_stream, b):
+            t0 = time.perf_counter()
+            stop = min(a + b, n_stream)
+            Xb = X[order[a:stop]]
+            self.t_ += 1
+            self.feature_rows_ += Xb.shape[0] * self.n_blocks_
+            decay = self._step(self.t_, Xb, Y[a:stop], self._scores(Xb))
+            self.samples_seen_ = stop
+            t1 = time.perf_counter()
+            elapsed += t1 - t0
+            if S_test is not None:
+                if decay != 1.0:
+                    S_test *= decay
+                S_test += self._last_block_scores(X_test)
+                while ck < len(ckpts) and ckpts[ck] <= stop:
+                    e, m = self._test_metrics(S_test, y_test)
+                    seen.append(stop), errs.append(e), maes.append(m), times.append(elapsed)
+                    ck += 1
+                test_time += time.perf_counter() - t1
+        self.train_time_ = elapsed
+        self._last = None
+        if S_test is None:
+            return None
+        return self._curve(seen, errs, maes, times, elapsed, test_time)
 
     def _last_block_scores(self, X, start=0) -> np.ndarray:
         W, c, alpha = self._last
@@ -296,11 +379,13 @@ class MulticlassDSG(DSG):
                  batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
                  theta: float = 20.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
-                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+                 cache_features: bool = False, dtype: str = "float32", random_state=None,
+                 max_blocks: int | None = None):
         super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
                          block_features=block_features, schedule=schedule, theta=theta, t0=t0,
                          eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
-                         cache_features=cache_features, dtype=dtype, random_state=random_state)
+                         cache_features=cache_features, dtype=dtype, random_state=random_state,
+                         max_blocks=max_blocks)
 
 
 class RegressionDSG(DSG):
@@ -322,9 +407,10 @@ class RegressionDSG(DSG):
                  theta: float = 1.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
                  cache_features: bool = False, dtype: str = "float32", random_state=None,
-                 target_offset: str = "none"):
+                 target_offset: str = "none", max_blocks: int | None = None):
         super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
                          block_features=block_features, schedule=schedule, theta=theta, t0=t0,
                          eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
-                         cache_features=cache_features, dtype=dtype, random_state=random_state)
+                         cache_features=cache_features, dtype=dtype, random_state=random_state,
+                         max_blocks=max_blocks)
         self.target_offset = target_offset
