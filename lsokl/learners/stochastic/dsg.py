@@ -60,8 +60,9 @@ import scipy.sparse as sp
 from numba import njit
 from scipy.special import expit
 
-from .minibatch import BATCH, BlockModel, Schedule
+from .minibatch import BATCH, BlockModel, Schedule, decay_and_add, take_rows, zeros_like_rows
 from ...compute.params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
+from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace
 
 FORMS = ("paper", "matlab", "gpu")
 TWO_PI = 2.0 * math.pi
@@ -111,8 +112,10 @@ def project(X, W: np.ndarray, c: np.ndarray, start: int = 0) -> np.ndarray:
 
 def block_features(X, W: np.ndarray, c: np.ndarray, form: str, start: int = 0) -> np.ndarray:
     """Phi(X[start:]) of one block in X's dtype: (n, r) for forms paper/gpu, (n, 2r) for matlab.
-    W and c must have X's dtype."""
+    W and c must have X's dtype (and, for an Array API X, its namespace and device)."""
     r = W.shape[1]
+    if not is_numpy(X):
+        return _block_features_xp(X, W, c, form, start)
     if form == "matlab":
         P = project(X, W, np.zeros(r, X.dtype), start)
         out = np.empty((P.shape[0], 2 * r), dtype=X.dtype)
@@ -125,6 +128,19 @@ def block_features(X, W: np.ndarray, c: np.ndarray, form: str, start: int = 0) -
     if form == "paper":
         P *= X.dtype.type(math.sqrt(2.0 / r))
     return P
+
+
+def _block_features_xp(X, W, c, form: str, start: int = 0):
+    """:func:`block_features` in X's namespace (torch, CuPy, ...): the same operations, one GEMM
+    and one cosine call, on X's device."""
+    xp = namespace(X)
+    r = W.shape[1]
+    Xs = X[start:, ...] if start else X
+    if form == "matlab":
+        P = Xs @ W
+        return xp.concat([xp.cos(P), xp.sin(P)], axis=1) * (1.0 / math.sqrt(r))
+    P = xp.cos(Xs @ W + c)
+    return P * math.sqrt(2.0 / r) if form == "paper" else P
 
 
 class DSG(BlockModel):
@@ -152,6 +168,7 @@ class DSG(BlockModel):
     name = "dsg"
     task = "binary"
     randomized = True
+    array_api_support = True
     _losses = ("hinge", "logistic")
     _params = {"sigma": POSITIVE, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
                "schedule": Schedule(), "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE,
@@ -208,7 +225,10 @@ class DSG(BlockModel):
         capacity = 16 if n_total is None else -(-int(n_total) // int(self.batch_size))
         if self.max_blocks is not None:
             capacity = min(capacity, int(self.max_blocks))
-        self.coef_ = np.zeros((max(capacity, 1), self.block_width, n_outputs))
+        like = getattr(self, "_like", None)
+        shape = (max(capacity, 1), self.block_width, n_outputs)
+        self.coef_ = np.zeros(shape) if like is None else \
+            namespace(like).zeros(shape, dtype=namespace(like).float64, device=device(like))
         self.n_blocks_ = 0
         # the bounded form keeps its (at most max_blocks) blocks' W and c: it scores every batch
         self.cache_ = {} if self.cache_features or self.max_blocks is not None else None
@@ -225,6 +245,10 @@ class DSG(BlockModel):
                           float(self.sigma))
         dt = self._dtype()
         W, c = np.ascontiguousarray(W, dtype=dt), c.astype(dt)
+        like = getattr(self, "_like", None)
+        if like is not None:  # drawn by numpy from the same seed, then moved to the device
+            xdt = float_dtype(namespace(like), np.dtype(dt).name)
+            W, c = asarray(W, like, xdt), asarray(c, like, xdt)
         if self.cache_ is not None:
             self.cache_[j] = (W, c)
         return W, c
@@ -233,13 +257,15 @@ class DSG(BlockModel):
         """Phi_j(X), block j's features of the rows of X (1-based j, any j >= 1)."""
         from .minibatch import dense_rows
 
-        X = dense_rows(X, self._dtype())
+        X = dense_rows(X, self._dtype()) if is_numpy(X) else X
         W, c = self._block(j)
         return block_features(X, W, c, self.form)
 
     # ------------------------------------------------------------------ one step
     def _gradient(self, F: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """dl/df at the batch's scores, (b, K)."""
+        if not is_numpy(F):
+            return self._gradient_xp(F, Y)
         if self.task == "regression":
             return F - Y[:, None]
         if self.task == "multiclass":
@@ -251,6 +277,20 @@ class DSG(BlockModel):
         if self.loss == "hinge":
             return (np.where(y * f < 1.0, -y, 0.0))[:, None]
         return (-y * expit(-y * f))[:, None]
+
+    def _gradient_xp(self, F, Y):
+        """:meth:`_gradient` in F's namespace (Y, host numpy, is moved to F's device)."""
+        xp = namespace(F)
+        Y = asarray(Y, F, xp.float64)
+        if self.task == "regression":
+            return F - Y[:, None]
+        if self.task == "multiclass":
+            Z = xp.exp(F - xp.max(F, axis=1, keepdims=True))
+            return Z / xp.sum(Z, axis=1, keepdims=True) - Y
+        f = F[:, 0]
+        if self.loss == "hinge":
+            return xp.where(Y * f < 1.0, -Y, xp.zeros_like(Y))[:, None]
+        return (-Y / (1.0 + xp.exp(Y * f)))[:, None]  # -y expit(-y f)
 
     def step_size(self, t: int) -> float:
         from .minibatch import step_size
@@ -265,6 +305,8 @@ class DSG(BlockModel):
         return int(self.refine_rng_.integers(1, self.n_blocks_ + 1))
 
     def _step(self, t, Xb, Yb, Fb):
+        if not is_numpy(Xb):
+            return self._step_xp(t, Xb, Yb, Fb)
         G = self._gradient(np.asarray(Fb, dtype=np.float64), Yb)
         gamma = self.step_size(t)
         j = self._target_block(t)
@@ -294,6 +336,38 @@ class DSG(BlockModel):
         self._last = (W, c, alpha)
         return decay
 
+    def _step_xp(self, t, Xb, Yb, Fb):
+        """:meth:`_step` in Xb's namespace, on its device (the same arithmetic; the block's
+        features in the learner's dtype, the gradient step and the coefficients in float64)."""
+        xp = namespace(Xb)
+        G = self._gradient(xp.astype(Fb, xp.float64), Yb)
+        gamma = self.step_size(t)
+        j = self._target_block(t)
+        W, c = self._block(j)
+        Phi = xp.astype(block_features(Xb, W, c, self.form), xp.float64)
+        self.feature_rows_ += Xb.shape[0]
+        b = Xb.shape[0]
+        grad = Phi.T @ G / b
+        if self.precond:
+            eps = float(self.nu) + 1e-7 if self.precond_eps is None else float(self.precond_eps)
+            C = Phi.T @ Phi / b + eps * xp.eye(Phi.shape[1], dtype=xp.float64, device=device(Xb))
+            alpha = -gamma * xp.linalg.solve(C, grad)
+        else:
+            alpha = -gamma * grad
+        decay = 1.0 - gamma * float(self.nu)
+        m = self.n_blocks_
+        if decay != 1.0:
+            self.coef_ = self.coef_ * decay  # the zero blocks beyond m stay zero
+        if j <= m:
+            self.coef_[j - 1, ...] = self.coef_[j - 1, ...] + alpha
+        else:
+            if m == self.coef_.shape[0]:
+                self.coef_ = xp.concat([self.coef_, xp.zeros_like(self.coef_)], axis=0)
+            self.coef_[m, ...] = alpha
+            self.n_blocks_ = m + 1
+        self._last = (W, c, alpha)
+        return decay
+
     def _train(self, X, order, Y, X_test, y_test, ckpts):
         """The growing form: the running-score driver of :class:`BlockModel` (quadratic in n, in
         large GEMMs). The bounded form: every batch is scored by the model (at most
@@ -309,14 +383,14 @@ class DSG(BlockModel):
         import time
 
         n_stream, b = len(order), int(self.batch_size)
-        S_test = None if X_test is None else np.zeros((X_test.shape[0], self._n_outputs))
+        S_test = None if X_test is None else zeros_like_rows(X, X_test.shape[0], self._n_outputs)
         seen, errs, maes, times = [], [], [], []
         elapsed = test_time = 0.0
         ck = 0
         for a in range(0, n_stream, b):
             t0 = time.perf_counter()
             stop = min(a + b, n_stream)
-            Xb = X[order[a:stop]]
+            Xb = take_rows(X, order[a:stop])
             self.t_ += 1
             self.feature_rows_ += Xb.shape[0] * self.n_blocks_
             decay = self._step(self.t_, Xb, Y[a:stop], self._scores(Xb))
@@ -324,9 +398,7 @@ class DSG(BlockModel):
             t1 = time.perf_counter()
             elapsed += t1 - t0
             if S_test is not None:
-                if decay != 1.0:
-                    S_test *= decay
-                S_test += self._last_block_scores(X_test)
+                S_test = decay_and_add(S_test, decay, self._last_block_scores(X_test))
                 while ck < len(ckpts) and ckpts[ck] <= stop:
                     e, m = self._test_metrics(S_test, y_test)
                     seen.append(stop), errs.append(e), maes.append(m), times.append(elapsed)
@@ -341,12 +413,23 @@ class DSG(BlockModel):
     def _last_block_scores(self, X, start=0) -> np.ndarray:
         W, c, alpha = self._last
         Phi = block_features(X, W, c, self.form, start)
+        if not is_numpy(X):
+            xp = namespace(X)
+            return xp.astype(Phi @ xp.astype(alpha, Phi.dtype), xp.float64)
         return Phi @ alpha.astype(Phi.dtype) if Phi.dtype == np.float64 else \
             (Phi @ alpha.astype(np.float32)).astype(np.float64)
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X) -> np.ndarray:
         """f(X) = sum_j Phi_j(X) alpha_j, block by block (each regenerated or read from the cache)."""
+        if not is_numpy(X):
+            xp = namespace(X)
+            S = zeros_like_rows(X, X.shape[0], self.coef_.shape[2])
+            for j in range(1, self.n_blocks_ + 1):
+                W, c = self._block(j)
+                Phi = block_features(X, W, c, self.form)
+                S = S + xp.astype(Phi @ xp.astype(self.coef_[j - 1, ...], Phi.dtype), xp.float64)
+            return S
         S = np.zeros((X.shape[0], self.coef_.shape[2]))
         for j in range(1, self.n_blocks_ + 1):
             W, c = self._block(j)
