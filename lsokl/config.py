@@ -53,7 +53,7 @@ TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
             "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select", "test_at",
             "rows", "krr", "block_ranks",  # these three: `protocol: approximation`
-            "search", "test_with")
+            "search", "test_with", "device")  # device: an Array API device for dsg, rks, nystrom, knys
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
                 "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr")
@@ -679,7 +679,7 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
     name = v.choice("protocol", top.get("protocol", DEFAULT), PROTOCOL_NAMES)
     allowed = OPTIONS[name]
     options = {}
-    for key in ("epochs", "test_fraction", "test_at", "rows", "krr", "block_ranks", "test_with"):
+    for key in ("epochs", "test_fraction", "test_at", "rows", "krr", "block_ranks", "test_with", "device"):
         if key in top and key not in allowed:
             v.fail(key, f"only means something with a protocol that reads it (not `protocol: {name}`)")
     if "epochs" in allowed:
@@ -694,10 +694,17 @@ def _protocol(v: _Validator, top: dict) -> tuple[str, dict]:
     if "test_with" in allowed and top.get("test_with", "final") != "final":
         # only a non-default value enters the cell keys, so `final` runs keep their keys
         options["test_with"] = v.choice("test_with", top["test_with"], ("final", "average"))
+    if "device" in allowed and top.get("device") is not None:
+        # an Array API device (lsokl.compute.xp) for the learners that support it (dsg, rks, nystrom,
+        # knys); only a given value enters the cell keys. An absent device fails its cells in one line.
+        device = top["device"]
+        if not (isinstance(device, str) and re.fullmatch(r"cpu|cuda(:\d+)?|mps", device)):
+            v.expected("device", "cpu, cuda, cuda:N or mps (computed through torch)", device)
+        options["device"] = device
     check = CHECK_OPTIONS.get(name)
     if check is not None:  # a protocol that validates its own keys (approximation)
         given = {k: top.get(k, default) for k, default in allowed.items()
-                 if k not in ("epochs", "test_fraction", "test_at", "test_with")}
+                 if k not in ("epochs", "test_fraction", "test_at", "test_with", "device")}
         options.update(check(v.fail, "", given))
     return name, options
 

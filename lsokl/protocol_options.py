@@ -21,8 +21,8 @@ DEFAULT = "online"
 #: protocol -> the config keys it reads (besides the common ones), with their defaults
 OPTIONS: dict[str, dict] = {
     "online": {},
-    "holdout": {"epochs": 1, "test_fraction": None, "test_at": None, "test_with": "final"},
-    "approximation": {"rows": "auto", "krr": None, "block_ranks": None},
+    "holdout": {"epochs": 1, "test_fraction": None, "test_at": None, "test_with": "final", "device": None},
+    "approximation": {"rows": "auto", "krr": None, "block_ranks": None, "device": None},
 }
 PROTOCOL_NAMES = tuple(OPTIONS)
 #: protocol -> the keys that may also be set per dataset

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..compute.params import Num, Seed
+from ..compute.xp import asarray, device, is_numpy, namespace, take_rows, to_numpy
 
 POSITIVE = Num(0, np.inf, "neither")
 RANK = Num(1, np.inf, "left", integer=True)
@@ -52,6 +53,9 @@ class KernelApproximation(BaseEstimator):
     _params: ClassVar[dict] = {"gamma": POSITIVE, "rank": RANK, "random_state": Seed()}
 
     L_: np.ndarray | None = None
+    # True: fit/solve/cross compute in the namespace of an Array API input (torch, CuPy) on its
+    # device (lsokl.compute.xp); False: such input is copied to numpy first
+    array_api_support: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ parameters
     def _validate_params(self) -> None:
@@ -84,6 +88,10 @@ class KernelApproximation(BaseEstimator):
         ``seed``: where the random draws come from when ``random_state`` is None (an int or a
         ``numpy.random.SeedSequence``; the runner passes the cell's seed)."""
         self._validate_params()
+        if not is_numpy(X):
+            if self.array_api_support:  # torch / CuPy: computed in X's namespace, on its device
+                return self._fit_array_api(X, seed)
+            X = to_numpy(X)
         X = as_dense(X)
         if X.shape[0] < 1:
             raise ValueError(f"{type(self).__name__}: X has no rows")
@@ -101,6 +109,29 @@ class KernelApproximation(BaseEstimator):
     def _fit(self, X, rng) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _fit_array_api(self, X, seed):
+        """:meth:`fit` for an Array API array (lsokl.compute.xp): the same checks, the same numpy
+        draws from the same seed, the factor computed in X's namespace and kept on its device."""
+        xp = namespace(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {tuple(X.shape)}")
+        if X.shape[0] < 1:
+            raise ValueError(f"{type(self).__name__}: X has no rows")
+        X = xp.astype(X, xp.float64)
+        if not bool(xp.all(xp.isfinite(X))):
+            raise ValueError(f"{type(self).__name__}: X contains NaN or infinite values")
+        rng = np.random.default_rng(self.random_state if self.random_state is not None else seed)
+        self.n_samples_, self.n_features_ = int(X.shape[0]), int(X.shape[1])
+        self.timings_, self.cpu_timings_ = {}, {}
+        t0, c0 = time.perf_counter(), time.process_time()
+        self._fit_xp(X, rng)
+        self.timings_["total"] = time.perf_counter() - t0
+        self.cpu_timings_["total"] = time.process_time() - c0
+        return self
+
+    def _fit_xp(self, X, rng) -> None:  # pragma: no cover - provided where array_api_support
+        raise NotImplementedError
+
     @property
     def sigma(self) -> float:
         """The LSOKL width of the same kernel: exp(-gamma r^2) = exp(-r^2 / (2 sigma^2))."""
@@ -112,45 +143,78 @@ class KernelApproximation(BaseEstimator):
 
     def matvec(self, v) -> np.ndarray:
         """G~ v."""
-        v = np.asarray(v, dtype=np.float64)
+        v = self._vector(v)
         self._check_length(v, "v")
         return self._w_dot(self._l_dot(self._wt_dot(v)))
 
     def solve(self, lam: float, y) -> np.ndarray:
         """alpha = (G~ + lam I)^-1 y by the push-through identity (a K x K system)."""
         lam = check_positive("lambda", lam)
-        y = np.asarray(y, dtype=np.float64)
+        y = self._vector(y)
         self._check_length(y, "y")
         wty = self._wt_dot(y)
         K = wty.shape[0]
         system = self._l_dot(self._w_gram())
-        system[np.diag_indices(K)] += lam
-        inner = np.linalg.solve(system, self._l_dot(wty))
+        if is_numpy(system):
+            system[np.diag_indices(K)] += lam
+            inner = np.linalg.solve(system, self._l_dot(wty))
+        else:
+            xp = namespace(system)
+            system = system + lam * xp.eye(K, dtype=system.dtype, device=device(system))
+            rhs = self._l_dot(wty)
+            inner = xp.linalg.solve(system, rhs[:, None] if rhs.ndim == 1 else rhs)
+            inner = inner[:, 0] if rhs.ndim == 1 else inner
         return (y - self._w_dot(inner)) / lam
 
     def rows(self, idx) -> np.ndarray:
         """The approximate kernel rows G~[idx, :], shape (len(idx), n)."""
         idx = np.asarray(idx, dtype=np.int64)
         left = self._l_dot(self._w_rows(idx).T)  # K x m (L symmetric)
-        return np.ascontiguousarray(self._w_dot(left).T)
+        out = self._w_dot(left).T
+        return np.ascontiguousarray(out) if is_numpy(out) else out
 
     def cross(self, X_new) -> np.ndarray:
         """The approximate kernel between new points and the training points, (m, n)."""
-        left = self._l_dot(self._w_new(as_dense(X_new)).T)
-        return np.ascontiguousarray(self._w_dot(left).T)
+        left = self._l_dot(self._w_new(self._dense_like(X_new)).T)
+        out = self._w_dot(left).T
+        return np.ascontiguousarray(out) if is_numpy(out) else out
 
     def cross_matvec(self, X_new, alpha) -> np.ndarray:
         """cross(X_new) @ alpha without the m x n matrix: W_new (L (W' alpha))."""
-        alpha = np.asarray(alpha, dtype=np.float64)
+        alpha = self._vector(alpha)
         self._check_length(alpha, "alpha")
-        return self._w_new(as_dense(X_new)) @ self._l_dot(self._wt_dot(alpha))
+        return self._w_new(self._dense_like(X_new)) @ self._l_dot(self._wt_dot(alpha))
+
+    def _factor_like(self):
+        """An array of the fitted factor (its namespace and device), or None for numpy."""
+        Z = getattr(self, "Z_", None)
+        return None if Z is None or is_numpy(Z) else Z
+
+    def _vector(self, v):
+        """v as float64 in the factor's namespace and on its device."""
+        like = self._factor_like()
+        if like is None:
+            return np.asarray(to_numpy(v) if not is_numpy(v) else v, dtype=np.float64)
+        return namespace(like).astype(v, like.dtype) if not is_numpy(v) else asarray(v, like)
+
+    def _dense_like(self, X_new):
+        """New rows as the factor's arrays: numpy float64, or X_new moved to the factor's device."""
+        like = self._factor_like()
+        if like is None and not is_numpy(X_new) and self.array_api_support and \
+                getattr(self, "Z_", None) is None:  # fitting: the factor is being built from X_new
+            return namespace(X_new).astype(X_new, namespace(X_new).float64)
+        if like is None:
+            return as_dense(to_numpy(X_new) if not is_numpy(X_new) else X_new)
+        if is_numpy(X_new):
+            return asarray(as_dense(X_new), like)
+        return namespace(like).astype(X_new, like.dtype)
 
     def to_dense(self) -> np.ndarray:
         """The whole n x n G~ (tests and small n only)."""
         return self.rows(np.arange(self.n_samples_))
 
     def _check_length(self, v, name: str) -> None:
-        if v.shape[0] != self.n_samples_:
+        if int(v.shape[0]) != self.n_samples_:
             raise ValueError(f"{name} has {v.shape[0]} rows; the approximation was fitted on "
                              f"{self.n_samples_} samples")
 
@@ -165,7 +229,7 @@ class LowRankApproximation(KernelApproximation):
         return self.Z_.T @ V
 
     def _w_rows(self, idx):
-        return self.Z_[idx]
+        return take_rows(self.Z_, idx)
 
     def _w_gram(self):
         return self.Z_.T @ self.Z_

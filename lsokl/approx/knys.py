@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compute.params import Num
+from ..compute.xp import asarray, is_numpy, take_rows, to_numpy
 from .clustering import eff_kmeans
 from .nystrom import NystromFamily
 
@@ -22,6 +23,7 @@ class KMeansNystrom(NystromFamily):
 
     name = "knys"
     display = "KNys"
+    array_api_support = True  # the factor on the device; k-means on the host (kmeans_sample rows)
     _params = {**NystromFamily._params, "kmeans_sample": Num(1, np.inf, "left", integer=True),
                "kmeans_iterations": Num(0, MAX_KMEANS_ITERATIONS, "both", integer=True)}
 
@@ -34,5 +36,11 @@ class KMeansNystrom(NystromFamily):
 
     def _landmarks(self, X, rng):
         n = X.shape[0]
+        if not is_numpy(X):  # the sample comes to the host; k-means runs there (numba)
+            idx = np.arange(n) if n <= self.kmeans_sample else np.sort(
+                rng.choice(n, self.kmeans_sample, replace=False))
+            S = np.ascontiguousarray(to_numpy(take_rows(X, idx)), dtype=np.float64)
+            return asarray(eff_kmeans(S, self.n_landmarks(S.shape[0]), rng,
+                                      int(self.kmeans_iterations)), X)
         S = X if n <= self.kmeans_sample else X[np.sort(rng.choice(n, self.kmeans_sample, replace=False))]
         return eff_kmeans(S, self.n_landmarks(S.shape[0]), rng, int(self.kmeans_iterations))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compute.kernels import gaussian_block, row_sqnorms
+from ..compute.xp import to_numpy
 
 MAX_FLOATS = 1 << 24  # floats per chunk of exact rows (128 MB), and as many approximate ones
 
@@ -32,7 +33,7 @@ def relative_error(approx, X, gamma: float, rows=None, rng=None, max_floats: int
         sel = idx[a:a + chunk]
         G = gaussian_block(X[sel], X, gamma, A_sqn=sqn[sel], B_sqn=sqn)
         den += float(np.einsum("ij,ij->", G, G))
-        G -= approx.rows(sel)
+        G -= to_numpy(approx.rows(sel))  # an Array API factor's rows come back to the host
         num += float(np.einsum("ij,ij->", G, G))
     return float(np.sqrt(num / den)), idx
 
@@ -41,7 +42,7 @@ def krr_fit_predict(approx, y_train, X_test, lam: float) -> np.ndarray:
     """Predictions on X_test of kernel ridge regression on a fitted approximation: alpha solves
     (G~ + lam I) alpha = y (paper eq. 19, lambda added to the diagonal with no n factor)."""
     alpha = approx.solve(lam, np.asarray(y_train, dtype=np.float64))
-    return approx.cross_matvec(X_test, alpha)
+    return to_numpy(approx.cross_matvec(X_test, alpha))
 
 
 def numerical_rank(A: np.ndarray, delta: float = 1e-6) -> int:

@@ -17,6 +17,7 @@ from ..compute.features import NystromMap
 from ..compute.kernels import gaussian_block, row_sqnorms
 from ..compute.params import Num
 from ..compute.stream import Stream
+from ..compute.xp import asarray, is_numpy, namespace, take_rows
 from .base import LowRankApproximation, timed
 
 CHUNK = 4096  # rows per kernel block when mapping many points (bounds the block's memory)
@@ -55,6 +56,15 @@ def map_rows(fmap: NystromMap, stream: Stream, idx=None) -> np.ndarray:
     return out
 
 
+def gaussian_block_xp(A, B, gamma: float):
+    """exp(-gamma ||a - b||^2) for an Array API A and B (their namespace and device): the
+    squared distances as ||a||^2 + ||b||^2 - 2 a.b with rounding residue clamped at 0, as
+    :func:`lsokl.compute.kernels.gaussian_block` computes them."""
+    xp = namespace(A)
+    d2 = xp.sum(A * A, axis=1)[:, None] + xp.sum(B * B, axis=1)[None, :] - 2.0 * (A @ B.T)
+    return xp.exp(-gamma * xp.clip(d2, min=0.0))
+
+
 class NystromFamily(LowRankApproximation):
     """Shared by Nys, RNys, KNys: landmarks -> rank-k map -> Z. Subclasses pick the landmarks
     (``_landmarks``) and the eigen-solver (``_eigenpairs``)."""
@@ -87,11 +97,40 @@ class NystromFamily(LowRankApproximation):
 
     def _landmarks(self, X, rng):
         idx = rng.choice(X.shape[0], self.n_landmarks(X.shape[0]), replace=False)
+        if not is_numpy(X):
+            return take_rows(X, np.sort(idx))
         return X[np.sort(idx)]
+
+    def _fit_xp(self, X, rng):
+        """The same landmarks (indices drawn by numpy from the same seed; KNys's k-means on the
+        host over its at most ``kmeans_sample`` rows), then the landmark Gram matrix, its top-k
+        eigenpairs (|lambda|, as :func:`eigen_abs`) and Z = K(X, L) V Lambda^-1/2 in X's namespace,
+        in chunks of rows, on X's device."""
+        xp = namespace(X)
+        n = X.shape[0]
+        self._check_rank(n, int(self.rank))
+        with timed(self.timings_, "landmarks", self.cpu_timings_):
+            L = self._landmarks(X, rng)
+            L = L if not is_numpy(L) else asarray(L, X)
+        self._check_rank(int(L.shape[0]), int(self.rank), what="landmarks")
+        with timed(self.timings_, "factor", self.cpu_timings_):
+            gamma = float(self.gamma)
+            lam, V = xp.linalg.eigh(gaussian_block_xp(L, L, gamma))
+            lam, V = xp.flip(lam, axis=0)[:int(self.rank)], xp.flip(V, axis=1)[:, :int(self.rank)]
+            self.landmarks_ = L
+            self.M_ = V / xp.sqrt(xp.abs(lam))  # m x k
+            self.Z_ = None
+            self.Z_ = self.transform(X)
 
     def transform(self, X_new) -> np.ndarray:
         from .base import as_dense
 
+        if not is_numpy(X_new) or self._factor_like() is not None:  # the Array API path
+            X_new = self._dense_like(X_new)
+            xp, n = namespace(X_new), int(X_new.shape[0])
+            parts = [gaussian_block_xp(X_new[a:min(a + CHUNK, n), ...], self.landmarks_, float(self.gamma)) @ self.M_
+                     for a in range(0, n, CHUNK)]
+            return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         return map_rows(self.map_, Stream(as_dense(X_new)))
 
 
@@ -100,3 +139,4 @@ class Nystrom(NystromFamily):
 
     name = "nystrom"
     display = "Nys"
+    array_api_support = True

@@ -14,6 +14,7 @@ import numpy as np
 from ..compute.features import FourierMap
 from ..compute.randomness import NumpySource
 from ..compute.stream import Stream
+from ..compute.xp import asarray, is_numpy, namespace
 from .base import LowRankApproximation, as_dense, timed
 
 
@@ -22,6 +23,7 @@ class RandomFourier(LowRankApproximation):
 
     name = "rks"
     display = "RKS"
+    array_api_support = True
 
     def __init__(self, *, rank: int = 128, gamma: float = 1.0, random_state=None):
         self.rank = rank
@@ -34,5 +36,19 @@ class RandomFourier(LowRankApproximation):
             self.map_ = FourierMap.draw(source, X.shape[1], int(self.rank), self.sigma)
             self.Z_ = self.transform(X)
 
+    def _fit_xp(self, X, rng):
+        """The same frequencies (numpy, from the same seed) on X's device; Z = [cos(XU), sin(XU)]
+        / sqrt(k) in X's namespace."""
+        with timed(self.timings_, "factor", self.cpu_timings_):
+            self.map_ = FourierMap.draw(NumpySource(rng), X.shape[1], int(self.rank), self.sigma)
+            self.U_ = asarray(self.map_.U, X)
+            self.Z_ = None
+            self.Z_ = self.transform(X)
+
     def transform(self, X_new) -> np.ndarray:
+        if not is_numpy(X_new) or self._factor_like() is not None:  # the Array API path
+            X_new = self._dense_like(X_new)
+            xp = namespace(X_new)
+            P = X_new @ self.U_
+            return xp.concat([xp.cos(P), xp.sin(P)], axis=1) / float(np.sqrt(self.map_.n_components))
         return self.map_.transform(Stream(as_dense(X_new))) / np.sqrt(self.map_.n_components)

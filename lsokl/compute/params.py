@@ -103,6 +103,12 @@ def data_variance(X) -> float:
     total = float(n) * float(d)
     if total == 0:
         return 0.0
+    from .xp import is_numpy, namespace
+
+    if not is_numpy(X):  # torch / CuPy: on the array's device
+        xp = namespace(X)
+        Xf = xp.astype(X, xp.float64)
+        return float(xp.mean((Xf - xp.mean(Xf)) ** 2))
     if sp.issparse(X):
         data = np.asarray(X.data, dtype=np.float64) if X.format in ("csr", "csc", "coo") \
             else np.asarray(X.tocsr().data, dtype=np.float64)

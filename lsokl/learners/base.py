@@ -56,6 +56,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..compute.xp import take_rows, to_numpy
 from ..compute.params import Num, OneOf, Seed, Width, resolve_sigma
 from ..compute.randomness import NumpySource, RandomSource
 from ..compute.stream import Stream
@@ -444,7 +445,7 @@ def warn_if_constant_model(est, X, y) -> None:
         return
     rows = np.unique(np.linspace(0, n - 1, min(n, CONSTANT_CHECK_ROWS)).astype(np.int64))
     yr = np.asarray(y)[rows]
-    pred = np.asarray(est.predict(X[rows]))
+    pred = to_numpy(est.predict(take_rows(X, rows)))  # an Array API X: rows taken on its device
     if est.task == "regression":
         spread = float(np.ptp(yr))
         if spread > 0 and float(np.ptp(pred)) <= 1e-9 * max(spread, 1e-300):

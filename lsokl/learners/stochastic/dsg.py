@@ -31,6 +31,21 @@ float32 GEMMs and SIMD cosines; the coefficients, the gradients, the preconditio
 sums over blocks (the running and final scores) are float64. ``dtype="float64"`` does everything
 in float64.
 
+**Bounded form** (``max_blocks``, spec section 4, the authors' GPU ``randft`` layer): the model
+grows by one block per step until it holds ``max_blocks`` blocks; from then on each step draws a
+**uniformly random existing block** j (a seeded generator of its own, the block seeds' entropy
+with spawn key (..., 0), never a block index) and refines it with the same gradient step::
+
+    alpha_i <- (1 - gamma_t nu) alpha_i  for every i,   then   alpha_j += Delta_t
+
+where Delta_t is the step's new-block value computed on block j's features (plain or
+``precond``), as the GPU code's W_c += Delta - eps wc W_c with every other block decayed. The
+model then has at most ``max_blocks`` x r features, their W and c are kept (max_blocks r (d + 1)
+numbers), and the training rows are scored by the model directly (at most ``max_blocks`` blocks
+per row), so a pass costs n max_blocks r d: **linear in n**. ``max_blocks=None`` (default) is the
+growing form of the paper's Alg. 1 that the Adult reproduction runs. ``feature_rows_`` counts the
+(row, block) feature evaluations of the last training pass (the work measure of the tests).
+
 Speed: ``fit`` / ``fit_curve`` use the running-score driver of :mod:`minibatch`: every block is
 generated once and applied to all the rows that still need it in one GEMM + one cosine call, which
 is the n^2 r d / (2b) cost of the spec in large BLAS calls. ``partial_fit`` and ``predict``
@@ -47,8 +62,9 @@ from scipy.special import expit, log_expit, logsumexp
 from sklearn.utils.metaestimators import available_if
 
 from ..base import SIGMA
-from .minibatch import BATCH, BlockModel, Schedule
+from .minibatch import BATCH, BlockModel, Schedule, decay_and_add, take_rows, zeros_like_rows
 from ...compute.params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
+from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace, to_numpy
 
 FORMS = ("paper", "matlab", "gpu")
 TWO_PI = 2.0 * math.pi
@@ -98,8 +114,10 @@ def project(X, W: np.ndarray, c: np.ndarray, start: int = 0) -> np.ndarray:
 
 def block_features(X, W: np.ndarray, c: np.ndarray, form: str, start: int = 0) -> np.ndarray:
     """Phi(X[start:]) of one block in X's dtype: (n, r) for forms paper/gpu, (n, 2r) for matlab.
-    W and c must have X's dtype."""
+    W and c must have X's dtype (and, for an Array API X, its namespace and device)."""
     r = W.shape[1]
+    if not is_numpy(X):
+        return _block_features_xp(X, W, c, form, start)
     if form == "matlab":
         P = project(X, W, np.zeros(r, X.dtype), start)
         out = np.empty((P.shape[0], 2 * r), dtype=X.dtype)
@@ -112,6 +130,19 @@ def block_features(X, W: np.ndarray, c: np.ndarray, form: str, start: int = 0) -
     if form == "paper":
         P *= X.dtype.type(math.sqrt(2.0 / r))
     return P
+
+
+def _block_features_xp(X, W, c, form: str, start: int = 0):
+    """:func:`block_features` in X's namespace (torch, CuPy, ...): the same operations, one GEMM
+    and one cosine call, on X's device."""
+    xp = namespace(X)
+    r = W.shape[1]
+    Xs = X[start:, ...] if start else X
+    if form == "matlab":
+        P = Xs @ W
+        return xp.concat([xp.cos(P), xp.sin(P)], axis=1) * (1.0 / math.sqrt(r))
+    P = xp.cos(Xs @ W + c)
+    return P * math.sqrt(2.0 / r) if form == "paper" else P
 
 
 class DSG(BlockModel):
@@ -131,11 +162,15 @@ class DSG(BlockModel):
     cache_features : keep each block's W and c instead of regenerating them (same predictions).
     dtype : ``"float32"`` (default; see the module docstring for what is float32) or ``"float64"``.
     random_state : base seed of the blocks (None: drawn once at fit time and kept in ``seed_``).
+    max_blocks : None (default: one new block per step, the paper's growing model) or the most
+        blocks kept; after that each step refines a uniformly random existing block (the GPU code,
+        spec section 4; a pass is then linear in n).
     """
 
     name = "dsg"
     task = "binary"
     randomized = True
+    array_api_support = True
     _losses = ("hinge", "logistic")
     expected_failed_checks = {
         "check_methods_subset_invariance":
@@ -149,13 +184,15 @@ class DSG(BlockModel):
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
                "precond_eps": Num(0, math.inf, "left", allow_none=True),
                "cache_features": OneOf((False, True)), "dtype": OneOf(("float32", "float64")),
-               "random_state": Seed()}
+               "random_state": Seed(), "max_blocks": Num(1, math.inf, "left", integer=True,
+                                                         allow_none=True)}
 
     def __init__(self, *, loss: str = "hinge", sigma: float | str = "scale", nu: float = 1e-5,
                  batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
                  theta: float = 30.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
-                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+                 cache_features: bool = False, dtype: str = "float32", random_state=None,
+                 max_blocks: int | None = None):
         self.loss = loss
         self.sigma = sigma
         self.nu = nu
@@ -171,6 +208,7 @@ class DSG(BlockModel):
         self.cache_features = cache_features
         self.dtype = dtype
         self.random_state = random_state
+        self.max_blocks = max_blocks
 
     # ------------------------------------------------------------------ checks
     @property
@@ -194,9 +232,18 @@ class DSG(BlockModel):
         else:
             self.seed_ = np.random.SeedSequence(rs)
         capacity = 16 if n_total is None else -(-int(n_total) // int(self.batch_size))
-        self.coef_ = np.zeros((max(capacity, 1), self.block_width, n_outputs))
+        if self.max_blocks is not None:
+            capacity = min(capacity, int(self.max_blocks))
+        like = getattr(self, "_like", None)
+        shape = (max(capacity, 1), self.block_width, n_outputs)
+        self.coef_ = np.zeros(shape) if like is None else \
+            namespace(like).zeros(shape, dtype=namespace(like).float64, device=device(like))
         self.n_blocks_ = 0
-        self.cache_ = {} if self.cache_features else None
+        # the bounded form keeps its (at most max_blocks) blocks' W and c: it scores every batch
+        self.cache_ = {} if self.cache_features or self.max_blocks is not None else None
+        # which block a refining step picks: its own stream, spawn key (..., 0) (blocks are 1-based)
+        self.refine_rng_ = np.random.Generator(np.random.PCG64(block_seed_sequence(self.seed_, 0)))
+        self.feature_rows_ = 0
         self._last = None
 
     def _block(self, j: int):
@@ -207,6 +254,10 @@ class DSG(BlockModel):
                           float(self.sigma_))
         dt = self._dtype()
         W, c = np.ascontiguousarray(W, dtype=dt), c.astype(dt)
+        like = getattr(self, "_like", None)
+        if like is not None:  # drawn by numpy from the same seed, then moved to the device
+            xdt = float_dtype(namespace(like), np.dtype(dt).name)
+            W, c = asarray(W, like, xdt), asarray(c, like, xdt)
         if self.cache_ is not None:
             self.cache_[j] = (W, c)
         return W, c
@@ -215,13 +266,15 @@ class DSG(BlockModel):
         """Phi_j(X), block j's features of the rows of X (1-based j, any j >= 1)."""
         from .minibatch import dense_rows
 
-        X = dense_rows(X, self._dtype())
+        X = dense_rows(X, self._dtype()) if is_numpy(X) else X
         W, c = self._block(j)
         return block_features(X, W, c, self.form)
 
     # ------------------------------------------------------------------ one step
     def _gradient(self, F: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """dl/df at the batch's scores, (b, K)."""
+        if not is_numpy(F):
+            return self._gradient_xp(F, Y)
         if self.task == "regression":
             return F - Y[:, None]
         if self.task == "multiclass":
@@ -234,16 +287,41 @@ class DSG(BlockModel):
             return (np.where(y * f < 1.0, -y, 0.0))[:, None]
         return (-y * expit(-y * f))[:, None]
 
+    def _gradient_xp(self, F, Y):
+        """:meth:`_gradient` in F's namespace (Y, host numpy, is moved to F's device)."""
+        xp = namespace(F)
+        Y = asarray(Y, F, xp.float64)
+        if self.task == "regression":
+            return F - Y[:, None]
+        if self.task == "multiclass":
+            Z = xp.exp(F - xp.max(F, axis=1, keepdims=True))
+            return Z / xp.sum(Z, axis=1, keepdims=True) - Y
+        f = F[:, 0]
+        if self.loss == "hinge":
+            return xp.where(Y * f < 1.0, -Y, xp.zeros_like(Y))[:, None]
+        return (-Y / (1.0 + xp.exp(Y * f)))[:, None]  # -y expit(-y f)
+
     def step_size(self, t: int) -> float:
         from .minibatch import step_size
 
         return step_size(self.schedule, t, float(self.theta), float(self.t0), float(self.eta1))
 
+    def _target_block(self, t: int) -> int:
+        """The block step t writes (1-based): a new block t while the model grows, else a uniformly
+        random existing one (bounded form, after ``max_blocks`` blocks)."""
+        if self.max_blocks is None or self.n_blocks_ < int(self.max_blocks):
+            return self.n_blocks_ + 1
+        return int(self.refine_rng_.integers(1, self.n_blocks_ + 1))
+
     def _step(self, t, Xb, Yb, Fb):
+        if not is_numpy(Xb):
+            return self._step_xp(t, Xb, Yb, Fb)
         G = self._gradient(np.asarray(Fb, dtype=np.float64), Yb)
         gamma = self.step_size(t)
-        W, c = self._block(t)
+        j = self._target_block(t)
+        W, c = self._block(j)
         Phi = block_features(Xb, W, c, self.form).astype(np.float64)
+        self.feature_rows_ += Xb.shape[0]
         b = Xb.shape[0]
         grad = Phi.T @ G / b  # (width, K)
         if self.precond:
@@ -257,10 +335,13 @@ class DSG(BlockModel):
         m = self.n_blocks_
         if decay != 1.0:
             self.coef_[:m] *= decay
-        if m == self.coef_.shape[0]:
-            self.coef_ = np.concatenate([self.coef_, np.zeros_like(self.coef_)])
-        self.coef_[m] = alpha
-        self.n_blocks_ = m + 1
+        if j <= m:  # bounded form: refine block j (already decayed with the others)
+            self.coef_[j - 1] += alpha
+        else:
+            if m == self.coef_.shape[0]:
+                self.coef_ = np.concatenate([self.coef_, np.zeros_like(self.coef_)])
+            self.coef_[m] = alpha
+            self.n_blocks_ = m + 1
         self._last = (W, c, alpha)
         return decay
 
@@ -274,7 +355,7 @@ class DSG(BlockModel):
         sigmoid(f) for binary (f > 0 favours ``classes_[1]``) and softmax(f) for multi-class, so
         the argmax is ``predict``'s class. Only with ``loss="logistic"``: a hinge-loss (K-SVM)
         model has no probabilities (no attribute, as scikit-learn's SVC without probability=True)."""
-        S = np.asarray(self._decision(X), dtype=np.float64)
+        S = np.asarray(to_numpy(self._decision(X)), dtype=np.float64)
         if S.ndim == 1 and len(self.classes_) == 1:  # one class seen: it has probability 1
             return np.ones((len(S), 1))
         if self.task == "binary":
@@ -288,22 +369,107 @@ class DSG(BlockModel):
     @available_if(_probabilistic)
     def predict_log_proba(self, X) -> np.ndarray:
         """log P(class | x), columns in ``classes_`` order (see :meth:`predict_proba`)."""
-        S = np.asarray(self._decision(X), dtype=np.float64)
+        S = np.asarray(to_numpy(self._decision(X)), dtype=np.float64)
         if S.ndim == 1 and len(self.classes_) == 1:
             return np.zeros((len(S), 1))
         if self.task == "binary":
             return np.column_stack([log_expit(-S), log_expit(S)])
         return S - logsumexp(S, axis=1, keepdims=True)
 
+    def _step_xp(self, t, Xb, Yb, Fb):
+        """:meth:`_step` in Xb's namespace, on its device (the same arithmetic; the block's
+        features in the learner's dtype, the gradient step and the coefficients in float64)."""
+        xp = namespace(Xb)
+        G = self._gradient(xp.astype(Fb, xp.float64), Yb)
+        gamma = self.step_size(t)
+        j = self._target_block(t)
+        W, c = self._block(j)
+        Phi = xp.astype(block_features(Xb, W, c, self.form), xp.float64)
+        self.feature_rows_ += Xb.shape[0]
+        b = Xb.shape[0]
+        grad = Phi.T @ G / b
+        if self.precond:
+            eps = float(self.nu) + 1e-7 if self.precond_eps is None else float(self.precond_eps)
+            C = Phi.T @ Phi / b + eps * xp.eye(Phi.shape[1], dtype=xp.float64, device=device(Xb))
+            alpha = -gamma * xp.linalg.solve(C, grad)
+        else:
+            alpha = -gamma * grad
+        decay = 1.0 - gamma * float(self.nu)
+        m = self.n_blocks_
+        if decay != 1.0:
+            self.coef_ = self.coef_ * decay  # the zero blocks beyond m stay zero
+        if j <= m:
+            self.coef_[j - 1, ...] = self.coef_[j - 1, ...] + alpha
+        else:
+            if m == self.coef_.shape[0]:
+                self.coef_ = xp.concat([self.coef_, xp.zeros_like(self.coef_)], axis=0)
+            self.coef_[m, ...] = alpha
+            self.n_blocks_ = m + 1
+        self._last = (W, c, alpha)
+        return decay
+
+    def _train(self, X, order, Y, X_test, y_test, ckpts):
+        """The growing form: the running-score driver of :class:`BlockModel` (quadratic in n, in
+        large GEMMs). The bounded form: every batch is scored by the model (at most
+        ``max_blocks`` blocks), the test rows by running scores; linear in n."""
+        if self.max_blocks is None:
+            n_stream = len(order)
+            out = super()._train(X, order, Y, X_test, y_test, ckpts)
+            # (row, block) evaluations of the running-score driver: each step's block on its
+            # batch and on every row still to come
+            b = int(self.batch_size)
+            self.feature_rows_ = sum(n_stream - a for a in range(0, n_stream, b))
+            return out
+        import time
+
+        n_stream, b = len(order), int(self.batch_size)
+        S_test = None if X_test is None else zeros_like_rows(X, X_test.shape[0], self._n_outputs)
+        seen, errs, maes, times = [], [], [], []
+        elapsed = test_time = 0.0
+        ck = 0
+        for a in range(0, n_stream, b):
+            t0 = time.perf_counter()
+            stop = min(a + b, n_stream)
+            Xb = take_rows(X, order[a:stop])
+            self.t_ += 1
+            self.feature_rows_ += Xb.shape[0] * self.n_blocks_
+            decay = self._step(self.t_, Xb, Y[a:stop], self._scores(Xb))
+            self.samples_seen_ = stop
+            t1 = time.perf_counter()
+            elapsed += t1 - t0
+            if S_test is not None:
+                S_test = decay_and_add(S_test, decay, self._last_block_scores(X_test))
+                while ck < len(ckpts) and ckpts[ck] <= stop:
+                    e, m = self._test_metrics(S_test, y_test)
+                    seen.append(stop), errs.append(e), maes.append(m), times.append(elapsed)
+                    ck += 1
+                test_time += time.perf_counter() - t1
+        self.train_time_ = elapsed
+        self._last = None
+        if S_test is None:
+            return None
+        return self._curve(seen, errs, maes, times, elapsed, test_time)
+
     def _last_block_scores(self, X, start=0) -> np.ndarray:
         W, c, alpha = self._last
         Phi = block_features(X, W, c, self.form, start)
+        if not is_numpy(X):
+            xp = namespace(X)
+            return xp.astype(Phi @ xp.astype(alpha, Phi.dtype), xp.float64)
         return Phi @ alpha.astype(Phi.dtype) if Phi.dtype == np.float64 else \
             (Phi @ alpha.astype(np.float32)).astype(np.float64)
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X) -> np.ndarray:
         """f(X) = sum_j Phi_j(X) alpha_j, block by block (each regenerated or read from the cache)."""
+        if not is_numpy(X):
+            xp = namespace(X)
+            S = zeros_like_rows(X, X.shape[0], self.coef_.shape[2])
+            for j in range(1, self.n_blocks_ + 1):
+                W, c = self._block(j)
+                Phi = block_features(X, W, c, self.form)
+                S = S + xp.astype(Phi @ xp.astype(self.coef_[j - 1, ...], Phi.dtype), xp.float64)
+            return S
         S = np.zeros((X.shape[0], self.coef_.shape[2]))
         for j in range(1, self.n_blocks_ + 1):
             W, c = self._block(j)
@@ -335,11 +501,13 @@ class MulticlassDSG(DSG):
                  batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
                  theta: float = 20.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
-                 cache_features: bool = False, dtype: str = "float32", random_state=None):
+                 cache_features: bool = False, dtype: str = "float32", random_state=None,
+                 max_blocks: int | None = None):
         super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
                          block_features=block_features, schedule=schedule, theta=theta, t0=t0,
                          eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
-                         cache_features=cache_features, dtype=dtype, random_state=random_state)
+                         cache_features=cache_features, dtype=dtype, random_state=random_state,
+                         max_blocks=max_blocks)
 
 
 class RegressionDSG(DSG):
@@ -363,9 +531,10 @@ class RegressionDSG(DSG):
                  theta: float = 1.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
                  cache_features: bool = False, dtype: str = "float32", random_state=None,
-                 target_offset: str = "none"):
+                 target_offset: str = "none", max_blocks: int | None = None):
         super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
                          block_features=block_features, schedule=schedule, theta=theta, t0=t0,
                          eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
-                         cache_features=cache_features, dtype=dtype, random_state=random_state)
+                         cache_features=cache_features, dtype=dtype, random_state=random_state,
+                         max_blocks=max_blocks)
         self.target_offset = target_offset

@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ...errors import UnknownNameError, unknown_name_message
 from ...compute.params import Num, OneOf
+from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace, take_rows, to_numpy  # noqa: F401
 
 SCHEDULES = ("inv_t", "inv_sqrt", "const", "matlab")
 BATCH = Num(1, math.inf, "left", integer=True)
@@ -136,6 +137,9 @@ class MinibatchLearner(BaseEstimator):
     expected_failed_checks: ClassVar[dict] = {}
     # Non-empty = why the learner scores below scikit-learn's bar at its default settings.
     poor_score: ClassVar[str] = ""
+    # True: fit/predict compute in the namespace of an Array API input (torch, CuPy) on its
+    # device (lsokl.compute.xp); False: such input is copied to numpy first
+    array_api_support: ClassVar[bool] = False
 
     def __sklearn_tags__(self):
         from ..base import task_tags
@@ -149,6 +153,10 @@ class MinibatchLearner(BaseEstimator):
         """scikit-learn's validation (2-d, >= 1 row and feature, finite, real; sets or checks
         n_features_in_), then the layout the passes read: C-ordered dense rows of the learner's
         dtype, or CSR with sorted indices (copied before sorting: the caller's matrix is kept)."""
+        if not is_numpy(X):  # torch / CuPy / any Array API array
+            if self.array_api_support:  # computes in X's namespace, on its device
+                return self._validate_xp(X, y, reset=reset)
+            X = to_numpy(X)  # a learner written for numpy: computes on the host
         kw = dict(reset=reset, accept_sparse="csr", dtype=self._dtype(), order="C")
         if isinstance(y, str) and y == "no_validation":  # X only (predict); y=None is refused
             X = validate_data(self, X, **kw)
@@ -162,6 +170,35 @@ class MinibatchLearner(BaseEstimator):
                 X = X.copy()
                 X.sort_indices()
         return X if isinstance(y, str) and y == "no_validation" else (X, y)
+
+    def _validate_xp(self, X, y="no_validation", *, reset: bool):
+        """The checks of :meth:`_validate_X` for an Array API array (lsokl.compute.xp): 2-d, at
+        least one row and feature, finite, real; cast to the learner's dtype on X's device.
+        Labels are small and stay on the host (numpy)."""
+        xp = namespace(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {tuple(X.shape)}")
+        if X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"X has shape {tuple(X.shape)}: at least one row and one feature are needed")
+        if not xp.isdtype(X.dtype, ("real floating", "integral")):
+            raise ValueError(f"X must be numeric, got dtype {X.dtype}")
+        X = xp.astype(X, float_dtype(xp, np.dtype(self._dtype()).name))
+        if not bool(xp.all(xp.isfinite(X))):
+            raise ValueError("X contains NaN or infinite values")
+        if reset:
+            self.n_features_in_ = int(X.shape[1])
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        if isinstance(y, str) and y == "no_validation":
+            return X
+        y = to_numpy(y) if not is_numpy(y) else np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must be 1-dimensional with one label per row of X: got shape "
+                             f"{y.shape} for {X.shape[0]} rows")
+        if self.task != "regression":
+            check_classification_targets(y)
+        return X, y
 
     # ------------------------------------------------------------------ checks and labels
     def _validate_params(self) -> None:
@@ -242,9 +279,10 @@ class MinibatchLearner(BaseEstimator):
             self._begin(X.shape[1], None, X)
         else:
             Y = self._encode(y, first=False)
+        X = self._model_input(X)
         b = int(self.batch_size)
         for a in range(0, X.shape[0], b):
-            Xb = X[a:a + b]
+            Xb = X[a:min(a + b, X.shape[0]), ...]
             self.t_ += 1
             self._step(self.t_, Xb, Y[a:a + b], self._scores(Xb))
         self.samples_seen_ += X.shape[0]
@@ -252,15 +290,30 @@ class MinibatchLearner(BaseEstimator):
         return self
 
     def _begin(self, n_features: int, n_total: int | None, X=None) -> None:
-        """Fresh state; ``sigma_`` from ``sigma`` (``"scale"``: from the training rows X)."""
+        """Fresh state; ``sigma_`` from ``sigma`` (``"scale"``: from the training rows X); the
+        namespace and device the model computes in (``_like``: a 1-element array of X's, None for
+        numpy)."""
         from ..base import fit_width
 
         if X is not None:
             fit_width(self, X)
+        self._like = None if X is None or is_numpy(X) else namespace(X).zeros(
+            (1,), dtype=X.dtype, device=device(X))
         self.n_features_in_ = n_features
         self.t_ = 0
         self.samples_seen_ = 0
         self._start(n_features, self._n_outputs, n_total)
+
+    def _model_input(self, X):
+        """X in the namespace and on the device the model was fitted in (a numpy X for a model
+        fitted on torch arrays goes to its device; a torch X for a numpy model comes to the host)."""
+        like = getattr(self, "_like", None)
+        if like is None:
+            return X if is_numpy(X) else to_numpy(X)
+        if is_numpy(X):
+            X = X.toarray() if hasattr(X, "toarray") else X
+            return asarray(np.asarray(X, dtype=self._dtype()), like)
+        return X
 
     def _check_fitted(self) -> None:
         check_is_fitted(self)
@@ -268,11 +321,16 @@ class MinibatchLearner(BaseEstimator):
     def _decision(self, X) -> np.ndarray:
         """f(X): (n,) for one output (binary, regression with the target offset), (n, K) else."""
         check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
+        X = self._model_input(self._validate_X(X, reset=False))
         S = self._scores(X)
         if self.task == "regression":
             S = S + getattr(self, "offset_", 0.0)
         return S[:, 0] if S.shape[1] == 1 else S
+
+    def _host_decision(self, X) -> np.ndarray:
+        """:meth:`_decision` on the host (numpy), for labels: an Array API input's scores are
+        copied back (n or n x K numbers)."""
+        return to_numpy(self._decision(X))
 
     @available_if(lambda self: self.task != "regression")  # a regressor's f(x) is predict(X)
     def decision_function(self, X) -> np.ndarray:
@@ -284,7 +342,11 @@ class MinibatchLearner(BaseEstimator):
         return S
 
     def predict(self, X) -> np.ndarray:
-        S = self._decision(X)
+        """Labels (numpy, ``classes_``'s dtype; for an Array API input too) or regression values
+        (in X's namespace)."""
+        if self.task == "regression":
+            return self._decision(X)
+        S = self._host_decision(X)
         if self.task == "regression":
             return S
         if self.task == "binary":
@@ -327,8 +389,12 @@ class MinibatchLearner(BaseEstimator):
         """Train one pass over ``X[order]`` from a fresh model and return the test error (RMSE
         and MAE for regression) after each checkpoint of "training samples seen" (default: ~15
         log-spaced). Training time excludes the test scoring, which is timed separately."""
-        X = dense_rows(X, self._dtype())
-        X_test = dense_rows(X_test, self._dtype())
+        if is_numpy(X):
+            X = dense_rows(X, self._dtype())
+            X_test = dense_rows(X_test, self._dtype())
+        else:
+            X = self._validate_xp(X, reset=True)
+            X_test = self._validate_xp(X_test, reset=False)
         if X_test.shape[1] != X.shape[1]:
             raise ValueError(f"the test split has {X_test.shape[1]} features, training has {X.shape[1]}")
         self._validate_params()
@@ -350,6 +416,7 @@ class MinibatchLearner(BaseEstimator):
 
     def _test_metrics(self, S: np.ndarray, y_test: np.ndarray) -> tuple[float, float]:
         """(error or RMSE, MAE or nan) of test scores S."""
+        S = to_numpy(S)
         if self.task == "regression":
             r = S[:, 0] + getattr(self, "offset_", 0.0) - y_test
             return float(np.sqrt(np.mean(r * r))), float(np.mean(np.abs(r)))
@@ -388,12 +455,13 @@ class BlockModel(MinibatchLearner):
         last[order] = np.arange(n_stream)  # numpy assigns in order: the last write wins
         rows = np.flatnonzero(last >= 0)
         rows = rows[np.argsort(last[rows], kind="stable")]
-        Xr = X[rows] if not np.array_equal(rows, np.arange(X.shape[0])) else X
+        Xr = take_rows(X, rows) if not np.array_equal(rows, np.arange(X.shape[0])) else X
         last_sorted = last[rows]
         where = np.empty(X.shape[0], dtype=np.int64)
         where[rows] = np.arange(len(rows))
-        S = np.zeros((len(rows), K))  # running scores, in the order of ``Xr``
-        S_test = None if X_test is None else np.zeros((X_test.shape[0], K))
+        on_host = is_numpy(X)
+        S = zeros_like_rows(X, len(rows), K)  # running scores, in the order of ``Xr``
+        S_test = None if X_test is None else zeros_like_rows(X, X_test.shape[0], K)
         seen, errs, maes, times = [], [], [], []
         elapsed = test_time = 0.0
         ck = 0
@@ -402,20 +470,21 @@ class BlockModel(MinibatchLearner):
             stop = min(a + b, n_stream)
             idx = order[a:stop]
             self.t_ += 1
-            decay = self._step(self.t_, X[idx], Y[a:stop], S[where[idx]])
+            decay = self._step(self.t_, take_rows(X, idx), Y[a:stop], take_rows(S, where[idx]))
             k0 = int(np.searchsorted(last_sorted, stop))  # rows visited again at >= stop
             if k0 < len(rows):
-                rest = S[k0:]
-                if decay != 1.0:
-                    rest *= decay
-                rest += self._last_block_scores(Xr, k0)
+                if on_host:
+                    rest = S[k0:]
+                    if decay != 1.0:
+                        rest *= decay
+                    rest += self._last_block_scores(Xr, k0)
+                else:
+                    S[k0:, ...] = S[k0:, ...] * decay + self._last_block_scores(Xr, k0)
             self.samples_seen_ = stop
             t1 = time.perf_counter()
             elapsed += t1 - t0
             if S_test is not None:
-                if decay != 1.0:
-                    S_test *= decay
-                S_test += self._last_block_scores(X_test)
+                S_test = decay_and_add(S_test, decay, self._last_block_scores(X_test))
                 while ck < len(ckpts) and ckpts[ck] <= stop:
                     e, m = self._test_metrics(S_test, y_test)
                     seen.append(stop), errs.append(e), maes.append(m), times.append(elapsed)
@@ -426,3 +495,21 @@ class BlockModel(MinibatchLearner):
         if S_test is None:
             return None
         return self._curve(seen, errs, maes, times, elapsed, test_time)
+
+
+def zeros_like_rows(X, n: int, k: int):
+    """An (n, k) float64 zero array in X's namespace, on X's device."""
+    if is_numpy(X):
+        return np.zeros((n, k))
+    xp = namespace(X)
+    return xp.zeros((n, k), dtype=xp.float64, device=device(X))
+
+
+def decay_and_add(S, decay: float, add):
+    """S * decay + add, in place for numpy (the numpy path's exact operations)."""
+    if is_numpy(S):
+        if decay != 1.0:
+            S *= decay
+        S += add
+        return S
+    return (S * decay if decay != 1.0 else S) + add

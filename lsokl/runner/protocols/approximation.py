@@ -84,9 +84,11 @@ def raw_target(ds) -> np.ndarray:
 def run_cell(job, data) -> Outcome:
     from ...approx.base import as_dense
     from ...approx.metrics import block_ranks, krr_fit_predict, relative_error
+    from ...compute.xp import check_device, put_device
     from ..worker import _alarm, build
 
     spec = job.spec
+    check_device(spec.get("device"))  # an absent device fails the cell in one line
     X = data.X
     n = X.shape[0]
     rows = spec.get("rows", OPTIONS["rows"])
@@ -110,7 +112,7 @@ def run_cell(job, data) -> Outcome:
             X_fit = X[tr]
         else:
             X_fit = X
-        approx.fit(X_fit, seed=fit_seed)
+        approx.fit(put_device(X_fit, spec.get("device")), seed=fit_seed)  # device: cuda -> torch
         info.update(memory=approx.memory_, rank=int(_rank(approx)), n_train=int(X_fit.shape[0]),
                     timings={k: float(v) for k, v in approx.timings_.items()},
                     cpu_timings={k: float(v) for k, v in approx.cpu_timings_.items()})

@@ -50,6 +50,7 @@ import time
 import numpy as np
 
 from ... import protocol_options as _options
+from ...compute.xp import to_numpy
 from ...errors import ConfigError, DataError
 from . import Outcome, Prepared
 
@@ -262,7 +263,7 @@ def _train_online(job, learner, data, epochs: int):
 
 
 def _score(job, learner, data) -> float:
-    pred = np.asarray(learner.predict(data.X_test))
+    pred = to_numpy(learner.predict(data.X_test))
     y = np.asarray(data.y_test)
     if job.spec["task"] == "regression":
         return float(np.sqrt(np.mean((pred.astype(float) - y) ** 2)))
@@ -275,6 +276,7 @@ def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
     error (RMSE and MAE for regression) at ~15 log-spaced checkpoints of "training samples seen"
     (``holdout.curve``) at the cost of one extra block product per step. Training time excludes
     the test scoring (``holdout.curve_test_time_s``)."""
+    from ...compute.xp import check_device, put_device
     from ..worker import _alarm, build
 
     if "random_state" in learner.get_params() and learner.random_state is None:
@@ -286,9 +288,12 @@ def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
     ckpts = None  # default: ~15 log-spaced ends of mini-batches
     if job.spec.get("test_at"):
         ckpts = sorted({int(c) for c in job.spec["test_at"] if 0 < int(c) < len(order)} | {len(order)})
+    device = job.spec.get("device")  # e.g. cuda: the data on that device, DSG computes there
+    check_device(device)
+    X, X_test = (data.X, data.X_test) if device is None else \
+        (put_device(_dense(data.X), device), put_device(_dense(data.X_test), device))
     with _alarm(job.timeout):
-        curve = learner.fit_curve(data.X, data.y, data.X_test, data.y_test, order=order,
-                                  checkpoints=ckpts)
+        curve = learner.fit_curve(X, data.y, X_test, data.y_test, order=order, checkpoints=ckpts)
     out = evaluate(job, learner, data, trace=None, train_time=curve.elapsed, n_train=n, epochs=epochs)
     out.fields["holdout"]["minibatch_steps"] = int(curve.steps)
     out.fields["holdout"]["curve"] = curve.as_dict()
@@ -296,6 +301,10 @@ def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
     if not np.all(np.isfinite(curve.test_error)):
         out.status = "diverged"
     return out
+
+
+def _dense(X):
+    return X.toarray() if hasattr(X, "toarray") else X
 
 
 def _train_batch(job, learner, data) -> float:
