@@ -47,6 +47,7 @@ from scipy.special import expit
 
 from .minibatch import BATCH, BlockModel, Schedule
 from ...compute.params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
+from ..base import SIGMA
 
 FORMS = ("paper", "matlab", "gpu")
 TWO_PI = 2.0 * math.pi
@@ -135,7 +136,7 @@ class DSG(BlockModel):
     task = "binary"
     randomized = True
     _losses = ("hinge", "logistic")
-    _params = {"sigma": POSITIVE, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
+    _params = {"sigma": SIGMA, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
                "schedule": Schedule(), "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE,
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
                "precond_eps": Num(0, math.inf, "left", allow_none=True),

@@ -31,6 +31,7 @@ from ...compute.features import FourierMap, NystromMap
 from ...compute.kernels import gaussian_gram
 from .minibatch import BATCH, MinibatchLearner
 from ...compute.params import POSITIVE, Seed
+from ..base import SIGMA
 from ...compute.randomness import NumpySource
 from ...compute.stream import Stream
 
@@ -39,7 +40,7 @@ class _LinearOnFeatures(MinibatchLearner):
     task = "binary"
     randomized = True
     _losses = ()
-    _params = {"sigma": POSITIVE, "n_components": BATCH, "lam": POSITIVE, "batch_size": BATCH,
+    _params = {"sigma": SIGMA, "n_components": BATCH, "lam": POSITIVE, "batch_size": BATCH,
                "random_state": Seed()}
 
     def __init__(self, *, sigma: float = 1.0, n_components: int = 256, lam: float = 1e-4,

@@ -24,6 +24,7 @@ from ...compute.features import csr_rows_times_dense, exp_neg_sqdist
 from ...compute.kernels import gaussian_gram
 from .minibatch import BATCH, BlockModel, Schedule, step_size
 from ...compute.params import NON_NEGATIVE, POSITIVE
+from ..base import SIGMA
 
 
 def _dense(Xb) -> np.ndarray:
@@ -111,7 +112,7 @@ class KernelNORMA(_KernelBlocks):
     name = "norma"
     task = "binary"
     _losses = ()
-    _params = {"sigma": POSITIVE, "nu": NON_NEGATIVE, "batch_size": BATCH, "schedule": Schedule(),
+    _params = {"sigma": SIGMA, "nu": NON_NEGATIVE, "batch_size": BATCH, "schedule": Schedule(),
                "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE}
 
     def __init__(self, *, sigma: float = 1.0, nu: float = 0.0, batch_size: int = 64,
@@ -142,7 +143,7 @@ class KernelSDCA(_KernelBlocks):
     name = "ksdca"
     task = "binary"
     _losses = ()
-    _params = {"sigma": POSITIVE, "lam": POSITIVE, "batch_size": BATCH}
+    _params = {"sigma": SIGMA, "lam": POSITIVE, "batch_size": BATCH}
 
     def __init__(self, *, sigma: float = 1.0, lam: float = 1e-4, batch_size: int = 64):
         self.sigma = sigma
