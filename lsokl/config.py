@@ -236,8 +236,11 @@ def _is_num(v) -> bool:
     return isinstance(v, Real) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
 
 
-def describe_rule(rule) -> str | None:
-    """A learner parameter rule (lsokl.compute.params) in the words of an error message."""
+def describe_rule(rule, value=None) -> str | None:
+    """A learner parameter rule (lsokl.compute.params) in the words of an error message (for the
+    refused ``value``, when the rule words itself: KernelWidth)."""
+    if hasattr(rule, "describe"):
+        return rule.describe(value)
     name = type(rule).__name__
     if name == "Num":
         kind = "an integer" if rule.integer else "a number"
@@ -734,7 +737,7 @@ def _expand(v: _Validator, cls, lname: str, merged: dict, paths: dict) -> list[d
                 try:
                     rule.check(cls.__name__, k, val)
                 except ValueError as exc:
-                    what = describe_rule(rule)
+                    what = describe_rule(rule, val)
                     if what is None:
                         v.fail(where, str(exc))
                     v.expected(where, what, val)

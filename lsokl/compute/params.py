@@ -85,8 +85,20 @@ class KernelWidth:
 
     kind: str = "sigma"
 
+    @property
+    def bounds(self) -> tuple:
+        return SIGMA_RANGE if self.kind == "sigma" else GAMMA_RANGE
+
+    def describe(self, value=None) -> str:
+        """The rule in the words of a config error (lsokl.config.describe_rule): the range when
+        a positive number falls outside it."""
+        if isinstance(value, Real) and not isinstance(value, bool) and value > 0:
+            lo, hi = self.bounds
+            return f"a number in [{lo:g}, {hi:g}] (outside it the kernel is 0 or 1 in float64)"
+        return "a number > 0"
+
     def check(self, owner: str, name: str, value) -> None:
-        lo, hi = SIGMA_RANGE if self.kind == "sigma" else GAMMA_RANGE
+        lo, hi = self.bounds
         formula = "exp(-||x-y||^2 / (2 sigma^2))" if self.kind == "sigma" else "exp(-gamma ||x-y||^2)"
         if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
                 or value <= 0:
