@@ -57,6 +57,8 @@ SCRIPT = textwrap.dedent(r'''
             "one-sample": (X[:1], y[:1], X),
             "one-class": (X, np.full(n, y[0]), X),
             "wrong-width": (X, y, X[:, :3]),
+            "csr-bad-at-predict": (X, y, raw_csr(X, lambda d, i, p: big(i))),
+            "csr-negative-at-predict": (X, y, raw_csr(X, lambda d, i, p: neg(i))),
             "nan-y": (X, np.where(np.arange(n) == 2, np.nan, y.astype(float)), X),
             "short-y": (X, y[:10], X),
         }
