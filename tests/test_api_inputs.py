@@ -310,3 +310,21 @@ def test_run_on_int32_csr_allocates_no_nnz_sized_array():
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < A.nnz * 8 / 2, f"peak {peak} bytes against {A.nnz * 8} for an int64 copy"
+
+
+@pytest.mark.parametrize("task,name", ONLINE, ids=[f"{t}-{n}" for t, n in ONLINE])
+def test_int32_and_int64_indexed_csr_give_identical_runs(task, name):
+    """The loops now read int32 column indices as they are (no int64 copy): the arithmetic, and
+    so every committed CSR result (a9a, kddcup99, ... cached with int32 indices), is unchanged."""
+    X, y = toy(task, n=60)
+    A32 = sp.csr_matrix(X)
+    A64 = sp.csr_matrix(A32.shape)  # scipy's constructor would narrow int64 indices to int32
+    A64.data, A64.indices, A64.indptr = A32.data, A32.indices.astype(np.int64), A32.indptr.astype(np.int64)
+    assert A32.indices.dtype == np.int32 and A64.indices.dtype == np.int64
+    assert Stream(A32).indices.dtype == np.int32 and Stream(A64).indices.dtype == np.int64
+    order = np.random.default_rng(1).permutation(len(X))
+    a, b = make(task, name), make(task, name)
+    ta, tb = a.run(A32, y.astype(float), order), b.run(A64, y.astype(float), order)
+    assert ta.mistakes == tb.mistakes and ta.support_size == tb.support_size
+    np.testing.assert_array_equal(ta.ckpt_mistakes, tb.ckpt_mistakes)
+    np.testing.assert_array_equal(decisions(a, A32), decisions(b, A64))
