@@ -3,6 +3,13 @@
 Dense and CSR inputs share one layout so that each learner has one compiled loop:
 ``xs = (dense, indptr, indices, values, is_sparse)``. For dense input the CSR arrays are empty;
 for CSR input ``dense`` is a 0x0 array. Row access costs O(nnz) for sparse rows.
+
+Sparse input is checked (``lsokl.compute.validation.check_sparse``: indices in range, row pointers
+non-decreasing, matching lengths) and made canonical on a copy only when it is not; int32 column
+indices are read as they are (no nnz-sized int64 copy). Values are still read as float64: a float32
+matrix (dense or CSR values) is converted here, once (issue 26 item 2, not done yet for values:
+the loops multiply two data reads in places, which float32 would round differently, and
+``compute/duplicates`` compares rows by their float64 bits).
 """
 from __future__ import annotations
 
