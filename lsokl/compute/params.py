@@ -98,6 +98,8 @@ class KernelWidth:
         return "a number > 0"
 
     def check(self, owner: str, name: str, value) -> None:
+        if self.kind == "sigma" and isinstance(value, str) and value == "scale":
+            return  # sigma="scale" (resolved from the data at fit time; main's Width rule)
         lo, hi = self.bounds
         formula = "exp(-||x-y||^2 / (2 sigma^2))" if self.kind == "sigma" else "exp(-gamma ||x-y||^2)"
         if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
