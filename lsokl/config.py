@@ -845,7 +845,7 @@ def _expand(v: _Validator, cls, lname: str, merged: dict, paths: dict) -> list[d
                 try:
                     rule.check(cls.__name__, k, val)
                 except ValueError as exc:
-                    what = describe_rule(rule)
+                    what = describe_rule(rule, val)
                     if what is None:
                         v.fail(where, str(exc))
                     v.expected(where, what, val)

@@ -211,13 +211,16 @@ def parse_select(v, key: str, value, cls, lname: str) -> tuple:
                 try:
                     rule.check(cls.__name__, pname, val)
                 except ValueError:
-                    v.expected(f"{pkey}[{i}]", describe_rule(rule) or "a valid value", val)
+                    v.expected(f"{pkey}[{i}]", describe_rule(rule, val) or "a valid value", val)
         out[pname] = tuple(vals)
     return tuple(sorted(out.items()))
 
 
-def describe_rule(rule) -> str | None:
-    """A learner parameter rule (lsokl.compute.params) in the words of an error message."""
+def describe_rule(rule, value=None) -> str | None:
+    """A learner parameter rule (lsokl.compute.params) in the words of an error message (for the
+    refused ``value``, when the rule words itself: KernelWidth)."""
+    if hasattr(rule, "describe"):
+        return rule.describe(value)
     name = type(rule).__name__
     if name == "Num":
         kind = "an integer" if rule.integer else "a number"
@@ -237,6 +240,4 @@ def describe_rule(rule) -> str | None:
         return "one of " + ", ".join(repr(o) for o in rule.options)
     if name == "Seed":
         return "null or an integer >= 0"
-    if name == "Width":  # a kernel width: a number, or "scale" (fitted from the data)
-        return "a number > 0 or 'scale'"
     return None

@@ -37,7 +37,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..compute.params import Num, Seed
+from ..compute.params import KernelWidth, Num, Seed
+from ..compute.validation import check_row_norms, check_sparse, max_row_sqnorm, warn_if_not_finite
 from ..compute.xp import asarray, device, is_numpy, namespace, take_rows, to_numpy
 
 POSITIVE = Num(0, np.inf, "neither")
@@ -50,7 +51,7 @@ class KernelApproximation(BaseEstimator):
 
     name: ClassVar[str] = ""
     display: ClassVar[str] = ""  # how the MEKA paper's tables print the method
-    _params: ClassVar[dict] = {"gamma": POSITIVE, "rank": RANK, "random_state": Seed()}
+    _params: ClassVar[dict] = {"gamma": KernelWidth("gamma"), "rank": RANK, "random_state": Seed()}
 
     L_: np.ndarray | None = None
     # True: fit/solve/cross compute in the namespace of an Array API input (torch, CuPy) on its
@@ -97,6 +98,7 @@ class KernelApproximation(BaseEstimator):
             raise ValueError(f"{type(self).__name__}: X has no rows")
         if not np.all(np.isfinite(X)):
             raise ValueError(f"{type(self).__name__}: X contains NaN or infinite values")
+        check_row_norms(max_row_sqnorm(X))
         rng = np.random.default_rng(self.random_state if self.random_state is not None else seed)
         self.n_samples_, self.n_features_ = X.shape
         self.timings_, self.cpu_timings_ = {}, {}
@@ -145,7 +147,7 @@ class KernelApproximation(BaseEstimator):
         """G~ v."""
         v = self._vector(v)
         self._check_length(v, "v")
-        return self._w_dot(self._l_dot(self._wt_dot(v)))
+        return self._checked(self._w_dot(self._l_dot(self._wt_dot(v))), "values")
 
     def solve(self, lam: float, y) -> np.ndarray:
         """alpha = (G~ + lam I)^-1 y by the push-through identity (a K x K system)."""
@@ -164,26 +166,55 @@ class KernelApproximation(BaseEstimator):
             rhs = self._l_dot(wty)
             inner = xp.linalg.solve(system, rhs[:, None] if rhs.ndim == 1 else rhs)
             inner = inner[:, 0] if rhs.ndim == 1 else inner
-        return (y - self._w_dot(inner)) / lam
+        return self._checked((y - self._w_dot(inner)) / lam, "solution values")
 
     def rows(self, idx) -> np.ndarray:
         """The approximate kernel rows G~[idx, :], shape (len(idx), n)."""
         idx = np.asarray(idx, dtype=np.int64)
+        if idx.ndim != 1 or (idx.size and (idx.min() < -self.n_samples_ or idx.max() >= self.n_samples_)):
+            raise ValueError(f"idx must be 1-d row indices in [0, {self.n_samples_})")
         left = self._l_dot(self._w_rows(idx).T)  # K x m (L symmetric)
         out = self._w_dot(left).T
-        return np.ascontiguousarray(out) if is_numpy(out) else out
+        return self._checked(np.ascontiguousarray(out) if is_numpy(out) else out, "kernel values")
 
     def cross(self, X_new) -> np.ndarray:
         """The approximate kernel between new points and the training points, (m, n)."""
-        left = self._l_dot(self._w_new(self._dense_like(X_new)).T)
+        left = self._l_dot(self._w_new(self._check_new(X_new)).T)
         out = self._w_dot(left).T
-        return np.ascontiguousarray(out) if is_numpy(out) else out
+        return self._checked(np.ascontiguousarray(out) if is_numpy(out) else out, "cross kernel values")
 
     def cross_matvec(self, X_new, alpha) -> np.ndarray:
         """cross(X_new) @ alpha without the m x n matrix: W_new (L (W' alpha))."""
         alpha = self._vector(alpha)
         self._check_length(alpha, "alpha")
-        return self._w_new(self._dense_like(X_new)) @ self._l_dot(self._wt_dot(alpha))
+        X_new = self._check_new(X_new)
+        return self._checked(self._w_new(X_new) @ self._l_dot(self._wt_dot(alpha)), "values")
+
+    def _check_new(self, X_new):
+        """New points: checked sparse structure, 2-d, finite, with the training feature count; in
+        the factor's namespace and on its device."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "n_samples_")
+        if self._factor_like() is not None or not is_numpy(X_new):
+            X_new = self._dense_like(X_new)
+        else:
+            X_new = as_dense(X_new)
+        if X_new.ndim != 2 or X_new.shape[1] != self.n_features_:
+            raise ValueError(f"X_new has shape {tuple(X_new.shape)}; the approximation was fitted on "
+                             f"{self.n_features_} features")
+        finite = np.all(np.isfinite(X_new)) if is_numpy(X_new) else \
+            bool(namespace(X_new).all(namespace(X_new).isfinite(X_new)))
+        if not finite:
+            raise ValueError(f"{type(self).__name__}: X_new contains NaN or infinite values")
+        return X_new
+
+    def _checked(self, out, what: str):
+        if is_numpy(out):
+            warn_if_not_finite(out, type(self).__name__, what)
+        elif not bool(namespace(out).all(namespace(out).isfinite(out))):  # checked on the device
+            warn_if_not_finite(np.array([np.nan]), type(self).__name__, what)
+        return out
 
     def _factor_like(self):
         """An array of the fitted factor (its namespace and device), or None for numpy."""
@@ -250,7 +281,7 @@ class LowRankApproximation(KernelApproximation):
 def as_dense(X) -> np.ndarray:
     """C-contiguous float64 rows (CSR input is densified: the approximations here are dense)."""
     if sp.issparse(X):
-        X = X.toarray()
+        X = check_sparse(X).toarray()  # scipy's toarray trusts the indices: checked first
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")

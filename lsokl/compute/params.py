@@ -69,26 +69,71 @@ NON_NEGATIVE = Num(0, math.inf, "left")
 BUDGET = Num(1, math.inf, "left", integer=True)
 
 
+# The Gaussian kernel's width, checked once for every learner and approximation (issue 23).
+# sigma (LSOKL): exp(-r^2 / (2 sigma^2)); gamma (MEKA, scikit-learn): exp(-gamma r^2). Outside
+# these bounds 1 / (2 sigma^2) overflows or underflows float64 (sigma = 1e300 gave a bare
+# OverflowError, 1e-300 a ZeroDivisionError), and well inside them no data set that fits in
+# float64 could use the kernel anyway; gamma's bounds are the same kernels.
+SIGMA_RANGE = (1e-150, 1e150)
+GAMMA_RANGE = (1.0 / (2.0 * SIGMA_RANGE[1] ** 2), 1.0 / (2.0 * SIGMA_RANGE[0] ** 2))
+
+
+@dataclass(frozen=True)
+class KernelWidth:
+    """``sigma`` or ``gamma`` of the Gaussian kernel: a finite float > 0 inside SIGMA_RANGE /
+    GAMMA_RANGE, where the kernel's exponent is a normal float64 number."""
+
+    kind: str = "sigma"
+
+    @property
+    def bounds(self) -> tuple:
+        return SIGMA_RANGE if self.kind == "sigma" else GAMMA_RANGE
+
+    def describe(self, value=None) -> str:
+        """The rule in the words of a config error (lsokl.config.describe_rule): the range when
+        a positive number falls outside it."""
+        if isinstance(value, Real) and not isinstance(value, bool) and value > 0:
+            lo, hi = self.bounds
+            return f"a number in [{lo:g}, {hi:g}] (outside it the kernel is 0 or 1 in float64)"
+        return "a number > 0 or 'scale'" if self.kind == "sigma" else "a number > 0"
+
+    def check(self, owner: str, name: str, value) -> None:
+        if self.kind == "sigma" and isinstance(value, str) and value == "scale":
+            return  # sigma="scale": resolved from the data at fit time (resolve_sigma)
+        lo, hi = self.bounds
+        formula = "exp(-||x-y||^2 / (2 sigma^2))" if self.kind == "sigma" else "exp(-gamma ||x-y||^2)"
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
+                or value <= 0:
+            also = " or 'scale'" if self.kind == "sigma" else ""
+            raise ValueError(f"The {name!r} parameter of {owner} must be a finite float > 0{also}. "
+                             f"Got {value!r} instead.")
+        if not lo <= value <= hi:
+            raise ValueError(f"The {name!r} parameter of {owner} must lie in [{lo:g}, {hi:g}]: "
+                             f"outside it the Gaussian kernel {formula} is 0 or 1 for any data "
+                             f"in float64. Got {value!r} instead.")
+
+
+def check_width_for_data(owner: str, sigma: float, max_sqnorm: float) -> None:
+    """Refuse a sigma for which the Gaussian kernel is identically 1 on data whose largest
+    squared row norm is ``max_sqnorm`` (every squared distance is at most 4 max_sqnorm)."""
+    if max_sqnorm > 0 and 4.0 * max_sqnorm / (2.0 * sigma * sigma) < 2.0 ** -53:
+        suggest = math.sqrt(4.0 * max_sqnorm)
+        raise ValueError(f"The 'sigma' parameter of {owner} is {sigma!r}: for this data (largest "
+                         f"squared row norm {max_sqnorm:.3g}) the Gaussian kernel is 1.0 in float64 "
+                         f"for every pair of rows, so nothing can be learned; use a sigma of the "
+                         f"order of the distances between rows (e.g. {suggest:.3g}).")
+
+
+#: the rule of every learner's ``sigma``: a number in SIGMA_RANGE, or ``"scale"``
+Width = KernelWidth
+
+
 # ----------------------------------------------------------------------------- kernel width
 #: ``sigma="scale"``: the Gaussian kernel width is taken from the training data at the first
 #: fit / partial_fit / run, with scikit-learn's ``gamma='scale'`` rule (see :func:`scale_sigma`).
 SCALE = "scale"
 #: rows per block when the variance of dense (possibly memory-mapped) data is computed
 _VARIANCE_BLOCK_ENTRIES = 1 << 20
-
-
-@dataclass(frozen=True)
-class Width:
-    """A Gaussian kernel width sigma (k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))): a positive
-    finite number, or ``"scale"`` (resolved from the data at fit time by :func:`resolve_sigma`)."""
-
-    def check(self, owner: str, name: str, value) -> None:
-        if isinstance(value, str) and value == SCALE:
-            return
-        ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-        if not ok:
-            raise ValueError(f"The {name!r} parameter of {owner} must be a float in the range "
-                             f"(0, inf) or 'scale'. Got {value!r} instead.")
 
 
 def data_variance(X) -> float:

@@ -3,6 +3,13 @@
 Dense and CSR inputs share one layout so that each learner has one compiled loop:
 ``xs = (dense, indptr, indices, values, is_sparse)``. For dense input the CSR arrays are empty;
 for CSR input ``dense`` is a 0x0 array. Row access costs O(nnz) for sparse rows.
+
+Sparse input is checked (``lsokl.compute.validation.check_sparse``: indices in range, row pointers
+non-decreasing, matching lengths) and made canonical on a copy only when it is not; int32 column
+indices are read as they are (no nnz-sized int64 copy). Values are still read as float64: a float32
+matrix (dense or CSR values) is converted here, once (issue 26 item 2, not done yet for values:
+the loops multiply two data reads in places, which float32 would round differently, and
+``compute/duplicates`` compares rows by their float64 bits).
 """
 from __future__ import annotations
 
@@ -12,6 +19,8 @@ from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
+
+from .validation import check_row_norms, check_sparse
 
 _EMPTY_2D = np.empty((0, 0), dtype=np.float64)
 _EMPTY_I = np.empty(0, dtype=np.int64)
@@ -98,15 +107,16 @@ class Stream:
         if np.iscomplexobj(X.data if sp.issparse(X) else X):
             raise ValueError("Complex data not supported")
         if sp.issparse(X):
-            csr = sp.csr_matrix(X, dtype=np.float64, copy=False)
-            if not csr.has_sorted_indices:
-                csr = csr.copy()
-                csr.sort_indices()
+            # checked structure, summed duplicates, sorted indices (on a copy only when needed)
+            csr = sp.csr_matrix(check_sparse(X), dtype=np.float64, copy=False)
             self.n_samples, self.n_features = csr.shape
             self.is_sparse = True
             self.dense = _EMPTY_2D
-            self.indptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
-            self.indices = np.ascontiguousarray(csr.indices, dtype=np.int64)
+            self.indptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)  # n + 1 entries
+            # int32 column indices (scipy's and the cache's) are read as they are: no nnz-sized
+            # int64 copy (issue 26); the loops compile for either index width, same arithmetic
+            self.indices = csr.indices if csr.indices.dtype in (np.int32, np.int64) \
+                and csr.indices.flags.c_contiguous else np.ascontiguousarray(csr.indices, np.int64)
             self.values = np.ascontiguousarray(csr.data, dtype=np.float64)
             self.csr = csr
         else:
@@ -123,7 +133,11 @@ class Stream:
         self.sqnorms = np.empty(self.n_samples, dtype=np.float64)
         sequential_sqnorms(self.dense, self.indptr, self.values, self.is_sparse, self.sqnorms)
         if not np.all(np.isfinite(self.sqnorms)):
+            vals = self.values if self.is_sparse else self.dense
+            if np.all(np.isfinite(vals)):
+                check_row_norms(np.inf)  # finite data whose squares overflow: say so
             raise ValueError("X contains NaN or infinite values")
+        check_row_norms(float(self.sqnorms.max()) if self.n_samples else 0.0)
 
     @property
     def xs(self) -> tuple:

@@ -54,12 +54,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import ClassifierTags, RegressorTags, Tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..compute.xp import take_rows, to_numpy
-from ..compute.params import Num, OneOf, Seed, Width, resolve_sigma
+from ..compute.params import KernelWidth, Num, OneOf, Seed, check_width_for_data, resolve_sigma
 from ..compute.randomness import NumpySource, RandomSource
 from ..compute.stream import Stream
+from ..compute.validation import validate, warn_if_not_finite
+from ..compute.xp import take_rows, to_numpy
 
 TASKS = ("binary", "multiclass", "regression")
 # The authors take a checkpoint every round(n / k) steps: k = 15, 10, 20 by task.
@@ -216,29 +217,14 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         :func:`lsokl.data.load` returns it. Drawing random features is not timed; every per-step
         operation is.
         """
-        stream = Stream.reuse(X)  # the same memory-mapped data again: its Stream and row ids
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
-        if stream.n_samples < 1 or stream.n_features < 1:
-            raise ValueError(f"X has shape {(stream.n_samples, stream.n_features)}; a run needs at "
-                             "least one sample and one feature")
-        self._check_task_labels(y)
-        n = stream.n_samples
-        # A private writable copy: a row of a read-only memory-mapped permutation matrix would be
-        # a different numba type (readonly array) and trigger a compilation inside the timing.
-        order = np.arange(n, dtype=np.int64) if order is None else np.require(order, np.int64, ["C", "W", "O"])
-        if order.ndim != 1 or (order.size and (order.min() < 0 or order.max() >= n)):
-            raise ValueError("order must be a 1-d array of row indices of X")
-        if len(y) != n:
-            raise ValueError(f"X has {n} rows but y has {len(y)} labels")
+        stream, y, order = self._run_inputs(X, y, order)
+        self._prepare_run(X, y, order)
         if self.task == "multiclass":
             self.n_classes_ = int(y.max()) + 1 if y.size else 1
             self.classes_ = np.arange(self.n_classes_)
         elif self.task == "binary":
             self.classes_ = np.array([-1, 1])
         y = y.astype(np.int64 if self.task == "multiclass" else np.float64)
-        self._fit_width(X)
         self._reset(stream.n_features, len(order), random_source)
 
         return self._pass(stream, y, order, n_checkpoints or CHECKPOINTS_PER_PASS[self.task])
@@ -257,6 +243,8 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
                 rec["support"].append(int(self.support_size_))
                 rec["loss"].append(float(self.sq_loss_[0]) / b)
         elapsed = time.perf_counter() - start
+        if self.task == "regression":
+            warn_if_not_finite(self.sq_loss_, type(self).__name__, "squared losses of the pass")
         return Trace(
             algorithm=self.name, task=self.task, n_samples=len(order),
             mistakes=int(self.counts_[COUNT_MISTAKES]), support_size=int(self.support_size_),
@@ -267,24 +255,78 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
             ckpt_squared_loss=np.array(rec["loss"]) if self.task == "regression" else np.empty(0),
         )
 
-    def _fit_width(self, X) -> None:
+    def _fit_width(self, X, stream: Stream | None = None) -> None:
         """Set ``sigma_``, the kernel width the compiled loops use: ``sigma`` itself, or for
         ``sigma="scale"`` sqrt(n_features * X.var() / 2) of the data of the first fit / run /
-        partial_fit (scikit-learn's ``gamma='scale'``)."""
+        partial_fit (scikit-learn's ``gamma='scale'``), read from the checked ``stream`` when
+        given (a CSR matrix with duplicate entries counts them summed, as scipy does)."""
+        if stream is not None:
+            import scipy.sparse as sp
+
+            X = sp.csr_matrix((stream.values, stream.indices, stream.indptr),
+                              shape=(stream.n_samples, stream.n_features)) if stream.is_sparse else stream.dense
         fit_width(self, X)
+
+    def _run_inputs(self, X, y, order):
+        """:meth:`run`'s checks, all before any compiled code: X (its sparse structure, through
+        Stream), y (1-d, one label per row, the task's convention, finite) and ``order`` (1-d
+        integer row indices of X). Returns (stream, y, order as a private int64 array)."""
+        stream = Stream.reuse(X)  # the same memory-mapped data again: its Stream and row ids
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
+        if stream.n_samples < 1 or stream.n_features < 1:
+            raise ValueError(f"X has shape {(stream.n_samples, stream.n_features)}; a run needs at "
+                             "least one sample and one feature")
+        n = stream.n_samples
+        if len(y) != n:
+            raise ValueError(f"X has {n} rows but y has {len(y)} labels")
+        if y.dtype.kind not in "biuf":
+            raise ValueError(f"y must be numeric (the task's convention), got dtype {y.dtype}")
+        self._check_task_labels(y)
+        if order is None:
+            order = np.arange(n, dtype=np.int64)
+        else:
+            given = np.asarray(order)
+            if given.ndim != 1 or given.dtype.kind not in "iu":
+                raise ValueError(f"order must be a 1-d array of integer row indices of X, got "
+                                 f"dtype {given.dtype} with shape {given.shape}")
+            if given.size and (given.min() < 0 or given.max() >= n):
+                raise ValueError(f"order holds row indices in [{int(given.min())}, "
+                                 f"{int(given.max())}]; X has rows 0..{n - 1}")
+            # A private writable copy: a row of a read-only memory-mapped permutation matrix would
+            # be a different numba type (readonly array) and trigger a compilation in the timing.
+            order = np.require(given, np.int64, ["C", "W", "O"])
+        self._fit_width(X, stream)
+        self._check_data_scale(stream)
+        return stream, y, order
+
+    def _prepare_run(self, X, y, order) -> None:
+        """Work a learner does on the checked stream before a run's fresh model (PRJTRN++ searches
+        its threshold here); nothing by default."""
+
+    def _check_data_scale(self, stream: Stream) -> None:
+        """Refuse a kernel width that makes the Gaussian kernel identically 1 on this data (every
+        squared distance, at most 4 max ||x||^2, vanishes against 2 sigma^2 in float64)."""
+        self._validate_params()  # the width's own range first
+        sigma = getattr(self, "sigma_", getattr(self, "sigma", None))  # the fitted width ("scale" resolved)
+        if isinstance(sigma, (int, float)) and not isinstance(sigma, bool) and stream.n_samples:
+            check_width_for_data(type(self).__name__, float(sigma), float(stream.sqnorms.max()))
 
     def _check_task_labels(self, y: np.ndarray) -> None:
         if self.task == "binary" and y.size and not np.all(np.isin(y, (-1, 1))):
             raise ValueError("binary learners need labels in {-1, +1}; lsokl.data.load returns them so")
         if self.task == "multiclass" and y.size and (y.min() < 0 or not np.all(np.equal(np.mod(y, 1), 0))):
             raise ValueError("multiclass learners need integer labels 0..m-1")
+        if self.task == "regression" and not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinite targets")
 
     # ----------------------------------------------------------------- estimator API
     def _validate_X_y(self, X, y, reset: bool):
         """scikit-learn's validation: CSR or C-ordered float64 X (2-d, >= 1 row and feature,
         finite, real), 1-d y of the same length; sets or checks n_features_in_ and
         feature_names_in_."""
-        X, y = validate_data(self, X, y, reset=reset, accept_sparse="csr", dtype=np.float64,
+        X, y = validate(self, X, y, reset=reset, accept_sparse="csr", dtype=np.float64,
                              order="C", y_numeric=self.task == "regression")
         if self.task != "regression":
             check_classification_targets(y)
@@ -328,7 +370,8 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         if len(codes) != stream.n_samples:  # validate_data guarantees it; compiled code relies on it
             raise ValueError(f"X has {stream.n_samples} rows but y has {len(codes)} labels")
         if first:
-            self._fit_width(X)
+            self._fit_width(X, stream)
+            self._check_data_scale(stream)
             self._reset(stream.n_features, max(stream.n_samples, 16), None)
         self._ensure_capacity(stream.n_samples)
         order = np.arange(stream.n_samples, dtype=np.int64)
@@ -341,8 +384,10 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
 
     def _raw_scores(self, X) -> np.ndarray:
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64, order="C")
-        return self._scores(Stream(X))
+        X = validate(self, X, reset=False, accept_sparse="csr", dtype=np.float64, order="C")
+        scores = self._scores(Stream(X))
+        warn_if_not_finite(scores, type(self).__name__)
+        return scores
 
     @available_if(lambda self: self.task != "regression")  # a regressor's f(x) is predict(X)
     def decision_function(self, X) -> np.ndarray:
@@ -383,7 +428,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
 
 
 # Parameter rules most learners share.
-SIGMA = Width()  # a positive number, or "scale" (resolved from the data at the first fit)
+SIGMA = KernelWidth("sigma")  # a number in SIGMA_RANGE, or "scale" (resolved from the data at the first fit)
 VARIANT = OneOf(("faithful", "corrected"))
 SEED = Seed()
 

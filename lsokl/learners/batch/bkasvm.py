@@ -28,11 +28,12 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import SEED, SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.params import POSITIVE, Num
+from ...compute.validation import validate
 
 
 class BKASVM(BatchClassifier):
@@ -78,7 +79,7 @@ class BKASVM(BatchClassifier):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate(self, X, y, accept_sparse="csr", dtype=np.float64)
         fit_width(self, X)
         check_classification_targets(y)
         n, c = X.shape[0], int(self.clusters)
@@ -136,7 +137,7 @@ class BKASVM(BatchClassifier):
 
     def _per_cluster(self, X, method: str, constant):
         check_is_fitted(self, "models_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         where = self.route(X)
         out = None
         for s in np.unique(where):

@@ -16,11 +16,12 @@ import time
 import numpy as np
 from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import SEED, SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.params import POSITIVE, Num
+from ...compute.validation import validate
 
 
 class FastfoodSVM(BatchClassifier):
@@ -55,7 +56,7 @@ class FastfoodSVM(BatchClassifier):
         from ...approx.fastfood import Fastfood
 
         self._validate_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate(self, X, y, accept_sparse="csr", dtype=np.float64)
         fit_width(self, X)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -80,5 +81,5 @@ class FastfoodSVM(BatchClassifier):
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "svm_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self.svm_.decision_function(self.features_.transform(X))

@@ -20,11 +20,12 @@ import time
 
 import numpy as np
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.params import POSITIVE, Num, OneOf
+from ...compute.validation import validate
 
 
 class LIBSVM(BatchClassifier):
@@ -64,7 +65,7 @@ class LIBSVM(BatchClassifier):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate(self, X, y, accept_sparse="csr", dtype=np.float64)
         fit_width(self, X)
         svc = SVC(kernel="rbf", C=self.C, gamma=self.gamma, tol=self.tol,
                   shrinking=self.shrinking, cache_size=self.cache_size, max_iter=self.max_iter)
@@ -89,10 +90,10 @@ class LIBSVM(BatchClassifier):
 
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "svc_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self.svc_.decision_function(X)
 
     def predict(self, X) -> np.ndarray:
         check_is_fitted(self, "svc_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self.svc_.predict(X)

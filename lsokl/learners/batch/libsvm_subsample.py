@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
 from ..base import SEED
 from .libsvm import LIBSVM
 from ...compute.params import Num
+from ...compute.validation import validate
 
 
 class LIBSVMSubsample(LIBSVM):
@@ -39,7 +39,7 @@ class LIBSVMSubsample(LIBSVM):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         n = X.shape[0]
         m = max(2, int(round(self.fraction * n)))

@@ -48,13 +48,14 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import SEED, SIGMA, fit_width, warn_if_constant_model
 from .common import TIME_LIMIT, BatchClassifier, call_with_time_limit
 from ...compute.features import NystromMap
 from ...compute.kernels import JIT, gaussian_gram
 from ...compute.params import BUDGET, POSITIVE, Num, OneOf
+from ...compute.validation import validate
 from ...compute.stream import Stream
 
 
@@ -177,7 +178,7 @@ class LLSVM(BatchClassifier):
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
         self._validate_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate(self, X, y, accept_sparse="csr", dtype=np.float64)
         fit_width(self, X)
         check_classification_targets(y)  # a continuous y is refused as scikit-learn words it
         classes = np.unique(y)
@@ -254,7 +255,7 @@ class LLSVM(BatchClassifier):
     def features(self, X) -> np.ndarray:
         """The Nystrom features e(x) (rank after the eigenvalue cut)."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self.map_.transform(Stream(X))
 
     def decision_function(self, X) -> np.ndarray:

@@ -238,13 +238,8 @@ class PRJTRNpp(SupportVectorLearner):
         """Search the threshold on the stream ``X[order]`` (labels as :meth:`run` takes them) and
         fix it for every later fit/run of this instance (the holdout protocol passes the stream
         of permutation 1, so every permutation uses that eta). Returns the search record."""
-        from ...compute.stream import Stream
-
-        self._fit_width(X)
-        stream = Stream(X)
-        order = np.arange(stream.n_samples, dtype=np.int64) if order is None else \
-            np.ascontiguousarray(order, dtype=np.int64)
-        labels = self._labels_for_search(np.asarray(y))
+        stream, y, order = self._run_inputs(X, y, order)  # run()'s checks, before compiled code
+        labels = self._labels_for_search(y)
         n_classes = 2 if self.task == "binary" else int(labels.max()) + 1 if labels.size else 1
         record = self._search(stream, labels, order, max(n_classes, getattr(self, "n_classes_", 0)))
         self.eta_ = float(record["eta"])
@@ -303,10 +298,10 @@ class PRJTRNpp(SupportVectorLearner):
         return probe.support_size_, not done
 
     # ----------------------------------------------------------------- learner hooks
-    def run(self, X, y, order=None, **kwargs):
+    def _prepare_run(self, X, y, order) -> None:
+        # called by run() after its length/order checks, before any compiled code
         if self.eta is None and getattr(self, "eta_", None) is None:
             self.tune(X, y, order)  # no tune() before: search on this stream
-        return super().run(X, y, order, **kwargs)
 
     def _learn(self, X, y, first: bool):
         if first and self.eta is None:  # fit / first partial_fit: search on this data

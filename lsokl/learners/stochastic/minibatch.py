@@ -31,10 +31,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ...errors import UnknownNameError, unknown_name_message
 from ...compute.params import Num, OneOf
+from ...compute.params import check_width_for_data
+from ...compute.validation import (check_row_norms, check_sparse, max_row_sqnorm, validate,
+                                   warn_if_not_finite)
 from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace, take_rows, to_numpy  # noqa: F401
 
 SCHEDULES = ("inv_t", "inv_sqrt", "const", "matlab")
@@ -101,9 +104,7 @@ def dense_rows(X, dtype):
     ``dtype`` with sorted indices (the block learners project CSR rows with a compiled gather-add:
     a9a's 14 non-zeros of 123 make that 5x cheaper than a dense float32 GEMM)."""
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=dtype)
-        if not X.has_sorted_indices:
-            X.sort_indices()
+        X = sp.csr_matrix(check_sparse(X), dtype=dtype)  # checked; canonical (a copy if it was not)
         if not np.all(np.isfinite(X.data)):
             raise ValueError("X contains NaN or infinite values")
         return X
@@ -159,16 +160,13 @@ class MinibatchLearner(BaseEstimator):
             X = to_numpy(X)  # a learner written for numpy: computes on the host
         kw = dict(reset=reset, accept_sparse="csr", dtype=self._dtype(), order="C")
         if isinstance(y, str) and y == "no_validation":  # X only (predict); y=None is refused
-            X = validate_data(self, X, **kw)
+            X = validate(self, X, **kw)
         else:
-            X, y = validate_data(self, X, y, y_numeric=self.task == "regression", **kw)
+            X, y = validate(self, X, y, y_numeric=self.task == "regression", **kw)
             if self.task != "regression":
                 check_classification_targets(y)
         if sp.issparse(X):
-            X = sp.csr_matrix(X)
-            if not X.has_sorted_indices:
-                X = X.copy()
-                X.sort_indices()
+            X = sp.csr_matrix(X)  # canonical already (``validate`` ran check_sparse)
         return X if isinstance(y, str) and y == "no_validation" else (X, y)
 
     def _validate_xp(self, X, y="no_validation", *, reset: bool):
@@ -255,6 +253,7 @@ class MinibatchLearner(BaseEstimator):
         """One pass over the rows of X in the given order, from a fresh model."""
         X, y = self._validate_X(X, y, reset=True)
         self._validate_params()
+        self._check_scale(X)
         Y = self._encode(y, first=True)
         self._begin(X.shape[1], X.shape[0], X)
         self._train(X, np.arange(X.shape[0]), Y, None, None, np.empty(0, np.int64))
@@ -265,12 +264,17 @@ class MinibatchLearner(BaseEstimator):
 
     def partial_fit(self, X, y, classes=None):
         """Continue training on the rows of X in order, in mini-batches (batch scores computed
-        from the model, no running scores). The first call fixes the classes (``classes`` or
-        those of y)."""
+        from the model, no running scores). Classifiers: ``classes`` (every label the stream will
+        show) is required on the first call, which fixes them, as for ``SGDClassifier``."""
         first = not self.__sklearn_is_fitted__()
+        if first and classes is None and self.task != "regression":
+            # the documented contract, as SGDClassifier's: a stream's first batch need not
+            # show every class, so they are never guessed from it
+            raise ValueError("classes must be passed on the first call to partial_fit.")
         X, y = self._validate_X(X, y, reset=first)
         if first:
             self._validate_params()
+            self._check_scale(X)
             if classes is not None and self.task != "regression":
                 self.classes_ = np.unique(classes)
                 Y = self._encode(y, first=False)
@@ -325,6 +329,7 @@ class MinibatchLearner(BaseEstimator):
         S = self._scores(X)
         if self.task == "regression":
             S = S + getattr(self, "offset_", 0.0)
+        warn_if_not_finite(S, type(self).__name__)
         return S[:, 0] if S.shape[1] == 1 else S
 
     def _host_decision(self, X) -> np.ndarray:
@@ -398,9 +403,23 @@ class MinibatchLearner(BaseEstimator):
         if X_test.shape[1] != X.shape[1]:
             raise ValueError(f"the test split has {X_test.shape[1]} features, training has {X.shape[1]}")
         self._validate_params()
+        self._check_scale(X)
         n = X.shape[0]
-        order = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
-        Y = self._encode(np.asarray(y)[order], first=True)
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != n:
+            raise ValueError(f"X has {n} rows but y has shape {y.shape}; one label per row")
+        if order is None:
+            order = np.arange(n)
+        else:
+            order = np.asarray(order)
+            if order.ndim != 1 or order.dtype.kind not in "iu":
+                raise ValueError(f"order must be a 1-d array of integer row indices of X, got "
+                                 f"dtype {order.dtype} with shape {order.shape}")
+            if order.size and (order.min() < 0 or order.max() >= n):
+                raise ValueError(f"order holds row indices in [{int(order.min())}, "
+                                 f"{int(order.max())}]; X has rows 0..{n - 1}")
+            order = order.astype(np.int64, copy=False)
+        Y = self._encode(y[order], first=True)
         y_test = np.asarray(y_test)
         if self.task != "regression":
             extra = np.setdiff1d(np.unique(y_test), self.classes_)
@@ -412,7 +431,23 @@ class MinibatchLearner(BaseEstimator):
         if order.size and (order.min() < 0 or order.max() >= n):
             raise ValueError("order must hold row indices of X")
         self._begin(X.shape[1], len(order), X)
-        return self._train(X, order, Y, X_test, y_test, ckpts)
+        curve = self._train(X, order, Y, X_test, y_test, ckpts)
+        warn_if_not_finite(curve.test_error, type(self).__name__, "test errors of the curve")
+        return curve
+
+    def _check_scale(self, X) -> None:
+        """Data whose squared distances overflow, or a sigma for which the kernel is 1 on every
+        pair of rows, are refused before training (``lsokl.compute.params``)."""
+        if is_numpy(X):
+            big = max_row_sqnorm(X)
+        else:  # an Array API array: on its device
+            xp = namespace(X)
+            Xf = xp.astype(X, xp.float64)
+            big = float(xp.max(xp.sum(Xf * Xf, axis=1)))
+        check_row_norms(big)
+        sigma = getattr(self, "sigma", None)
+        if isinstance(sigma, (int, float)) and not isinstance(sigma, bool):
+            check_width_for_data(type(self).__name__, float(sigma), big)
 
     def _test_metrics(self, S: np.ndarray, y_test: np.ndarray) -> tuple[float, float]:
         """(error or RMSE, MAE or nan) of test scores S."""

@@ -300,6 +300,16 @@ def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
     out.fields["holdout"]["curve_test_time_s"] = float(curve.test_time)
     if not np.all(np.isfinite(curve.test_error)):
         out.status = "diverged"
+    return withhold_diverged(out)
+
+
+def withhold_diverged(out: Outcome) -> Outcome:
+    """A diverged cell keeps no test accuracy or RMSE: its predictions came from a non-finite
+    model (a NaN score predicts the first class), so no report may show a number for it."""
+    if out.status == "diverged":
+        out.fields["value"] = None
+        out.fields["holdout"]["test_accuracy"] = None
+        out.fields["holdout"]["test_rmse"] = None
     return out
 
 
@@ -379,4 +389,4 @@ def evaluate(job, learner, data, *, trace, train_time: float, n_train: int, epoc
         fields["holdout"]["test_curve"] = learner.test_curve_
     if task == "regression" and trace is not None:
         fields["squared_loss"] = None  # the training pass's loss stays in the curve; value is the test RMSE
-    return Outcome(status=status, trace=trace, fields=fields)
+    return withhold_diverged(Outcome(status=status, trace=trace, fields=fields))
