@@ -30,6 +30,9 @@ COMPRESSIONS = ("none", "gz", "bz2", "xz", "zip")
 STORAGES = ("dense", "csr")
 SCALINGS = ("none", "minmax", "minmax_pm1", "standard")
 SPLITS = ("train", "test")
+#: precision of the cached features: float64 (the default, and what every set that reproduces the authors' runs
+#: keeps), float32, or auto (float32 when every value is a float32 exactly, else float64)
+DTYPES = ("float64", "float32", "auto")
 
 _REQUIRED_ENTRY = ("name", "aliases", "task", "source", "description", "format", "d", "storage",
                    "preprocessing", "splits", "paper")
@@ -81,6 +84,10 @@ class DatasetSpec:
     parse: dict
     raw: dict
 
+    @property
+    def dtype(self) -> str:
+        return self.raw.get("dtype") or "float64"
+
     def parse_options(self, split: str) -> dict:
         return {**self.parse, **self.splits[split].parse}
 
@@ -102,6 +109,8 @@ class DatasetSpec:
             "task": self.task, "format": self.format, "parse": self.parse, "d": self.d, "classes": self.classes,
             "storage": self.storage, "preprocessing": self.preprocessing, "parser": PARSER_VERSION,
             "splits": {name: {"n": s.n, "parse": s.parse} for name, s in sorted(self.splits.items())},
+            # only when declared, so the keys of the float64 sets stay what they were
+            **({"dtype": self.raw["dtype"]} if self.raw.get("dtype") else {}),
         }, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -151,6 +160,8 @@ def validate(raw: dict, builtin_names=()) -> list[str]:
             problems.append(f"{where}: format must be one of {FORMATS}")
         if e["storage"] not in STORAGES:
             problems.append(f"{where}: storage must be one of {STORAGES}")
+        if e.get("dtype") is not None and e["dtype"] not in DTYPES:
+            problems.append(f"{where}: dtype must be one of {DTYPES}")
         if e["d"] is not None and (not isinstance(e["d"], int) or e["d"] < 1):
             problems.append(f"{where}: d must be a positive integer or null")
         if e["task"] != "regression" and not isinstance(e.get("classes"), int):
