@@ -55,7 +55,8 @@ def decompressed_bound(n: int | None, d: int | None) -> tuple[int, str]:
     if env:
         return int(float(env)), "LSOKL_MAX_DECOMPRESSED"
     if n is None or d is None:
-        return DEFAULT_DECOMPRESSED_CAP, f"the default cap of {DEFAULT_DECOMPRESSED_CAP >> 30} GiB (n or d undeclared)"
+        return DEFAULT_DECOMPRESSED_CAP, (f"the default cap of {DEFAULT_DECOMPRESSED_CAP / 2**30:g} GiB "
+                                          "(the registry declares no n or no d)")
     bound = max(MIN_BOUND, n * (d * BYTES_PER_VALUE + BYTES_PER_ROW))
     return bound, (f"the registry's n={n:,} x d={d:,} at {BYTES_PER_VALUE} bytes per value "
                    f"+ {BYTES_PER_ROW} per row")
@@ -73,6 +74,7 @@ class BoundedReader(io.RawIOBase):
         return True
 
     def readinto(self, buf) -> int:
+        buf = memoryview(buf)[:1 << 20]  # check the bound every MiB, whatever the caller asked for
         try:
             n = self._raw.readinto(buf) if hasattr(self._raw, "readinto") else _readinto(self._raw, buf)
         except (EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, OSError) as exc:
@@ -105,6 +107,7 @@ def open_text_stream(path: Path, limit: int, why: str, member: str | None = None
     if kind == "none":
         formats.check_plain(path)
         raw = open(path, "rb")
+        limit = 1 << 62  # a plain file is as large as it is; the bound is on what an archive expands to
     elif kind == "zip":
         zf = zipfile.ZipFile(path)
         names = [n for n in zf.namelist() if not n.endswith("/")]
