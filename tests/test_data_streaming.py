@@ -287,3 +287,85 @@ def test_numpys_requested_and_written_says_the_disk_is_full(tmp_path, use_regist
     with pytest.raises(DataError, match=r"is full \(.* free\): nothing was cached"):
         fetch("toy", mirror=mirror, progress=False)
     assert cached_files(own_cache) == [] or not any(p.suffix == ".npy" for p in cached_files(own_cache))
+
+
+# --- registry: the papers' large sets, other mirror names, row ranges, .Z -----------------------------------------
+
+LARGE_SETS = ["covtype-binary", "covtype", "kddcup99-full", "mnist8m", "mnist2m", "census-income", "poker-full",
+              "year", "acoustic", "slice", "casp", "shuttle", "shuttle-uci", "ijcnn1"]
+
+
+def test_registry_knows_the_papers_large_sets_and_lists_them_as_not_cached(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from lsokl.cli import app
+    from lsokl.data import registry
+
+    monkeypatch.delenv("LSOKL_REGISTRY", raising=False)
+    monkeypatch.setenv("LSOKL_DATA_DIR", str(tmp_path / "empty-cache"))
+    sizes = {"kddcup99-full": 4898431, "mnist8m": 8100000, "mnist2m": 2000000, "poker-full": 1000000,
+             "covtype": 581012, "year": 463715}
+    for name in LARGE_SETS:
+        spec = registry.get(name)
+        assert all(f.url for s in spec.splits.values() for f in s.files), name
+        if name in sizes:
+            assert spec.splits["train"].n == sizes[name], name
+    assert registry.get("kddcup99-full").splits["test"].n == 311029
+    assert registry.get("mnist2m").parse_options("train")["rows"] == [0, 2000000]
+    res = CliRunner(env={"COLUMNS": "400"}).invoke(app, ["datasets"])
+    assert res.exit_code == 0, res.output
+    rows = {line.split("│")[1].strip(): line for line in res.output.splitlines() if line.count("│") > 3}
+    for name in LARGE_SETS:
+        assert name in rows and rows[name].rstrip().rstrip("│").rstrip().endswith("no"), (name, rows.get(name))
+
+
+@pytest.mark.parametrize("kind", ["folder", "http"])
+def test_a_mirror_may_hold_a_file_under_another_common_name(tmp_path, server, use_registry, own_cache, kind):
+    base, root, log = server
+    mirror = root if kind == "http" else tmp_path / "mirror"
+    put(mirror, "toy/toy.trn", libsvm_text(4, 3))  # plain, where the registry names toy.bz2
+    e = entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.bz2", compression="bz2",
+              mirror_alternatives=["toy/toy.tr", "toy/toy.trn"])
+    use_registry(e)
+    res = fetch("toy", mirror=base if kind == "http" else mirror, retries=0, progress=False)
+    assert res.fetched == ["train"] and res.unverified[0]["split"] == "train"
+    assert load("toy").X.shape == (4, 3)
+    if kind == "http":
+        assert log == ["/toy/toy.bz2", "/toy/toy.tr", "/toy/toy.trn"]
+
+
+def test_a_missing_file_names_the_alternatives_it_tried(tmp_path, use_registry):
+    from lsokl.data.fetch import MissingFileError
+
+    (tmp_path / "mirror").mkdir()
+    use_registry(entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.bz2",
+                       mirror_alternatives=["toy/toy.trn"]))
+    with pytest.raises(MissingFileError, match=r"expected at `toy/toy.bz2` or `toy/toy.trn`"):
+        fetch("toy", mirror=tmp_path / "mirror", progress=False)
+
+
+def test_row_range_of_a_libsvm_file_stops_reading_at_its_end(tmp_path, use_registry, small_chunks):
+    text = libsvm_text(2000, 5)
+    mirror = tmp_path / "mirror"
+    put(mirror, "toy/toy.bz2", bz2.compress(text))
+    e = entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.bz2", compression="bz2", n=30, d=5)
+    e["splits"]["train"]["parse"] = {"rows": [10, 40]}
+    e["storage"] = "csr"
+    use_registry(e)
+    fetch("toy", mirror=mirror, progress=False)
+    X_ref, _ = load_svmlight_file(io.BytesIO(text), n_features=5, zero_based=False)
+    assert np.array_equal(load("toy").X.toarray(), X_ref[10:40].toarray())
+    assert sum(small_chunks) < len(text) // 4  # the rest of the file was never decompressed
+    e["splits"]["train"]["parse"] = {"rows": [0, 5000]}
+    e["splits"]["train"]["n"] = 5000
+    use_registry(e)
+    with pytest.raises(DataError, match=r"needs rows 0\.\.5000 but the file has 2000"):
+        fetch("toy", mirror=mirror, progress=False, force=True)
+
+
+def test_unix_compress_is_refused_with_advice(tmp_path, use_registry):
+    mirror = tmp_path / "mirror"
+    put(mirror, "toy/toy.trn.Z", b"\x1f\x9d\x90" + bytes(20))
+    use_registry(entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.trn.Z", compression="Z"))
+    with pytest.raises(DataError, match=r"Unix-compress \(\.Z\) archive.*uncompress"):
+        fetch("toy", mirror=mirror, progress=False)

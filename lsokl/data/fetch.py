@@ -233,18 +233,36 @@ def obtain(f: FileSpec, mirror: str | None, workdir: Path, *, name: str, index: 
         if not base.is_dir():
             raise DownloadError(f"mirror folder {base} does not exist")
         src = base / f.mirror
+        alternative = False
         if not src.is_file():
-            raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`)")
+            found = [base / a for a in f.mirror_alternatives if (base / a).is_file()]
+            if not found:
+                also = f" or {', '.join(f'`{a}`' for a in f.mirror_alternatives)}" if f.mirror_alternatives else ""
+                raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`{also})")
+            src, alternative = found[0], True
         if say is not None:
             from ..progress import size
 
             say(f"verifying {src} ({size(src.stat().st_size)})")
         seen = sha256_of(src)
-        if f.mirror_hash and seen != f.mirror_hash:
+        if f.mirror_hash and seen != f.mirror_hash and not alternative:
             raise DataError(f"sha256 mismatch for {src}: expected {f.mirror_hash}, got {seen}; nothing was cached")
-        return src, seen, str(src), bool(f.mirror_hash)
+        # a copy under another common name (ijcnn1.trn) may be stored differently (uncompressed): verified only
+        # when it has the registry's bytes, else recorded like a hash-less file
+        return src, seen, str(src), bool(f.mirror_hash) and seen == f.mirror_hash
     if mirror is not None:
-        url, known = mirror.rstrip("/") + "/" + quote(f.mirror), f.mirror_hash
+        known = f.mirror_hash
+        for i, rel in enumerate((f.mirror, *f.mirror_alternatives)):
+            url = mirror.rstrip("/") + "/" + quote(rel)
+            try:
+                path = _download(url, known if i == 0 else None, workdir, f"{index}-{Path(rel).name}",
+                                 retries=retries, timeout=timeout, progress=progress, name=name)
+            except MissingFileError:
+                if i == len(f.mirror_alternatives):
+                    raise
+                continue
+            seen = sha256_of(path)
+            return path, seen, url, bool(known) and seen == known
     else:
         if f.url is None:
             raise MissingFileError(f"`{f.mirror}` has no upstream URL ({f.derived_from}); fetch it from a mirror "

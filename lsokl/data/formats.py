@@ -32,7 +32,13 @@ class Parsed:
 
 # --- decompression ------------------------------------------------------------------------------------------------
 
-_MAGIC = ((b"\x1f\x8b", "gz"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"PK\x03\x04", "zip"))
+_MAGIC = ((b"\x1f\x8b", "gz"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"PK\x03\x04", "zip"), (b"\x1f\x9d", "Z"))
+
+
+def refuse_lzw(path: Path) -> None:
+    """Unix ``compress`` (.Z, LZW) has no reader in Python's standard library or the project's dependencies."""
+    raise DataError(f"{path}: a Unix-compress (.Z) archive, which lsokl cannot read; run `uncompress` on it (or "
+                    "`gzip -d`) and fetch the plain file from a mirror folder (`lsokl fetch NAME --mirror DIR`)")
 
 
 def detect_compression(path: Path) -> str:
@@ -45,7 +51,7 @@ def detect_compression(path: Path) -> str:
     return "none"
 
 
-_NAME_SUFFIXES = {".gz": "gz", ".tgz": "gz", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+_NAME_SUFFIXES = {".gz": "gz", ".tgz": "gz", ".bz2": "bz2", ".xz": "xz", ".zip": "zip", ".z": "Z"}
 
 
 def expected_compression(path: Path, declared: str | None = None) -> str:
@@ -132,6 +138,8 @@ def decompress(path: Path, workdir: Path, member: str | None = None, declared: s
         except OSError:
             shutil.copyfile(path, link)
         return link
+    if kind == "Z":
+        refuse_lzw(path)
     out = workdir / (path.name + ".plain")
     try:
         if kind == "zip":

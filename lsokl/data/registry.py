@@ -26,7 +26,7 @@ REGISTRY_PATH = Path(__file__).resolve().parents[1] / "datasets.yaml"
 
 FORMATS = ("libsvm", "mat", "csv", "idx", "hdf5")
 SOURCES = ("lsokl-mat", "libsvm", "uci", "mlbench")
-COMPRESSIONS = ("none", "gz", "bz2", "xz", "zip")
+COMPRESSIONS = ("none", "gz", "bz2", "xz", "zip", "Z")  # Z (Unix compress, LZW) is refused with advice when read
 STORAGES = ("dense", "csr")
 SCALINGS = ("none", "minmax", "minmax_pm1", "standard")
 SPLITS = ("train", "test")
@@ -48,6 +48,9 @@ class FileSpec:
     compression: str
     mirror_sha256: str | None = None
     derived_from: str | None = None
+    #: other paths a mirror may hold the file under (e.g. ijcnn1.trn for ijcnn1.bz2); tried in order when
+    #: ``mirror`` is absent, and verified only when their bytes have the registry's hash
+    mirror_alternatives: tuple[str, ...] = ()
 
     @property
     def mirror_hash(self) -> str | None:
@@ -203,9 +206,9 @@ def validate(raw: dict, builtin_names=()) -> list[str]:
                         problems.append(f"{fw}: {key} must be 64 lowercase hex digits or null")
                 if f["compression"] not in COMPRESSIONS:
                     problems.append(f"{fw}: compression must be one of {COMPRESSIONS}")
-                mirror = str(f["mirror"])
-                if mirror.startswith("/") or ".." in Path(mirror).parts:
-                    problems.append(f"{fw}: mirror must be a relative path inside the mirror")
+                for mirror in [str(f["mirror"]), *map(str, f.get("mirror_alternatives") or [])]:
+                    if mirror.startswith("/") or ".." in Path(mirror).parts:
+                        problems.append(f"{fw}: mirror must be a relative path inside the mirror")
                 # one file, one entry (the same file may serve several splits of that entry, e.g. an HDF5)
                 key = (f["url"], f["sha256"]) if f["url"] else (f["mirror"], f.get("mirror_sha256"))
                 owner = url_hashes.get(key)
@@ -217,7 +220,8 @@ def validate(raw: dict, builtin_names=()) -> list[str]:
 
 def _file(f: dict) -> FileSpec:
     return FileSpec(url=f["url"], sha256=f["sha256"], mirror=f["mirror"], compression=f["compression"],
-                    mirror_sha256=f.get("mirror_sha256"), derived_from=f.get("derived_from"))
+                    mirror_sha256=f.get("mirror_sha256"), derived_from=f.get("derived_from"),
+                    mirror_alternatives=tuple(f.get("mirror_alternatives") or ()))
 
 
 def _spec(e: dict) -> DatasetSpec:

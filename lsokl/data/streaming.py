@@ -108,6 +108,8 @@ def open_text_stream(path: Path, limit: int, why: str, member: str | None = None
         formats.check_plain(path)
         raw = open(path, "rb")
         limit = 1 << 62  # a plain file is as large as it is; the bound is on what an archive expands to
+    elif kind == "Z":
+        formats.refuse_lzw(path)
     elif kind == "zip":
         zf = zipfile.ZipFile(path)
         names = [n for n in zf.namelist() if not n.endswith("/")]
@@ -424,8 +426,14 @@ def parse_split(fmt: str, paths: list[Path], folder: Path, *, d: int | None, n: 
     """Parse ``paths`` chunk by chunk into ``folder`` (X files); returns (writer, raw labels, storage used)."""
     stored = "csr" if storage == "csr" or dense_is_refused(n, d) else "dense"
     writer = CsrWriter(folder, d, policy) if stored == "csr" else DenseWriter(folder, d, policy)
-    limit, why = decompressed_bound(n, d)
+    # `rows: [start, stop]`: a row range of the file (e.g. the first 2M rows of mnist8m); reading stops at `stop`
+    start, stop = opts.get("rows") or (0, None)
+    if stop is not None:
+        limit, why = decompressed_bound(stop, d)
+    else:
+        limit, why = decompressed_bound(n, d)
     ys = []
+    seen = 0
     try:
         produced = 0
         for path in paths:
@@ -435,12 +443,22 @@ def parse_split(fmt: str, paths: list[Path], folder: Path, *, d: int | None, n: 
                 for X, y in chunks:
                     if stored == "dense" and X.shape[1] != d:
                         raise DataError(f"{path}: {X.shape[1]} features per row, but the registry declares d={d}")
-                    writer.append(X)
-                    ys.append(np.asarray(y))
+                    lo, hi = max(0, start - seen), X.shape[0] if stop is None else min(X.shape[0], stop - seen)
+                    seen += X.shape[0]
+                    if hi > lo:
+                        writer.append(X[lo:hi] if (lo, hi) != (0, X.shape[0]) else X)
+                        ys.append(np.asarray(y)[lo:hi])
+                    if stop is not None and seen >= stop:
+                        break
                 produced += stream.raw.produced
+            if stop is not None and seen >= stop:
+                break
     except BaseException:
         writer.abort()
         raise
+    if stop is not None and seen < stop:
+        writer.abort()
+        raise DataError(f"{paths[0]}: the split needs rows {start}..{stop} but the file has {seen}")
     writer.close()
     y = np.concatenate(ys) if ys else np.empty(0)
     return writer, y, stored
