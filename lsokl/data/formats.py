@@ -217,35 +217,34 @@ def find_libsvm_error(path: Path, d: int | None) -> str | None:
 
 def find_libsvm_error_in(lines, path, d: int | None, first_line: int) -> str | None:
     """:func:`find_libsvm_error` over ``lines`` (bytes) numbered from ``first_line`` (a chunk of the file)."""
-    if True:
-        for lineno, raw in enumerate(lines, start=first_line):
-            text = raw.split(b"#", 1)[0].decode("utf-8", "replace").strip()
-            if not text:
-                continue
-            tokens = text.split()
-            shown = text if len(text) <= 80 else text[:77] + "..."
+    for lineno, raw in enumerate(lines, start=first_line):
+        text = raw.split(b"#", 1)[0].decode("utf-8", "replace").strip()
+        if not text:
+            continue
+        tokens = text.split()
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        try:
+            float(tokens[0])
+        except ValueError:
+            return f"{path}:{lineno}: label {tokens[0]!r} is not a number: {shown!r}"
+        last = 0
+        for tok in tokens[1:]:
+            idx, sep, val = tok.partition(":")
             try:
-                float(tokens[0])
+                i = int(idx)
+                float(val)
             except ValueError:
-                return f"{path}:{lineno}: label {tokens[0]!r} is not a number: {shown!r}"
-            last = 0
-            for tok in tokens[1:]:
-                idx, sep, val = tok.partition(":")
-                try:
-                    i = int(idx)
-                    float(val)
-                except ValueError:
-                    return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
-                if not sep:
-                    return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
-                if i < 1:
-                    return f"{path}:{lineno}: feature index {i} < 1 (LIBSVM indices are 1-based): {shown!r}"
-                if i <= last:
-                    return f"{path}:{lineno}: feature indices must increase ({last} then {i}): {shown!r}"
-                if d is not None and i > d:
-                    return (f"{path}:{lineno}: feature index {i} exceeds the registry's d={d} "
-                            f"(wrong feature count): {shown!r}")
-                last = i
+                return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
+            if not sep:
+                return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
+            if i < 1:
+                return f"{path}:{lineno}: feature index {i} < 1 (LIBSVM indices are 1-based): {shown!r}"
+            if i <= last:
+                return f"{path}:{lineno}: feature indices must increase ({last} then {i}): {shown!r}"
+            if d is not None and i > d:
+                return (f"{path}:{lineno}: feature index {i} exceeds the registry's d={d} "
+                        f"(wrong feature count): {shown!r}")
+            last = i
     return None
 
 
