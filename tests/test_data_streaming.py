@@ -369,3 +369,25 @@ def test_unix_compress_is_refused_with_advice(tmp_path, use_registry):
     use_registry(entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.trn.Z", compression="Z"))
     with pytest.raises(DataError, match=r"Unix-compress \(\.Z\) archive.*uncompress"):
         fetch("toy", mirror=mirror, progress=False)
+
+
+def test_zip_member_is_streamed_and_a_truncated_zip_is_named(tmp_path, use_registry, small_chunks):
+    import zipfile
+
+    text = libsvm_text(200, 4)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("other.txt", b"junk\n")
+        zf.writestr("data.txt", text)
+    mirror = tmp_path / "mirror"
+    put(mirror, "toy/toy.zip", buf.getvalue())
+    e = entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.zip", compression="zip", n=200, d=4,)
+    e["parse"] = {"member": "data.txt"}
+    use_registry(e)
+    fetch("toy", mirror=mirror, progress=False)
+    assert len(small_chunks) > 10
+    assert np.array_equal(np.asarray(load("toy").X), load_svmlight_file(io.BytesIO(text), n_features=4,
+                                                                         zero_based=False)[0].toarray())
+    put(mirror, "toy/toy.zip", buf.getvalue()[: len(buf.getvalue()) // 2])
+    with pytest.raises(DataError, match=r"toy\.zip: corrupt or truncated zip archive"):
+        fetch("toy", mirror=mirror, progress=False, force=True)

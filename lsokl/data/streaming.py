@@ -111,7 +111,10 @@ def open_text_stream(path: Path, limit: int, why: str, member: str | None = None
     elif kind == "Z":
         formats.refuse_lzw(path)
     elif kind == "zip":
-        zf = zipfile.ZipFile(path)
+        try:
+            zf = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise DataError(f"{path}: corrupt or truncated zip archive ({type(exc).__name__}: {exc})") from None
         names = [n for n in zf.namelist() if not n.endswith("/")]
         if member is None:
             if len(names) != 1:
