@@ -163,6 +163,16 @@ def _header(dtype: np.dtype, shape: tuple) -> bytes:
     return b"\x93NUMPY\x01\x00" + (_HEADER_LEN - 10).to_bytes(2, "little") + text + b" " * pad + b"\n"
 
 
+def _exact_in_float32(block: np.ndarray, step: int = 1 << 20) -> bool:
+    """Whether every value of ``block`` is a float32 exactly (checked in slices: no full-size temporaries)."""
+    flat = block.reshape(-1)
+    for i in range(0, flat.size, step):
+        part = flat[i:i + step]
+        if not np.array_equal(part.astype(np.float32).astype(part.dtype), part):
+            return False
+    return True
+
+
 class NpyAppender:
     """An ``.npy`` file written by appending row blocks; ``np.load(..., mmap_mode='r')`` reads it once closed.
 
@@ -180,13 +190,9 @@ class NpyAppender:
 
     def append(self, block: np.ndarray) -> None:
         block = np.asarray(block)
-        if self.policy == "auto" and self.dtype == np.float32:
-            as32 = block.astype(np.float32)
-            if not np.array_equal(as32.astype(block.dtype), block):
-                self._widen()
-            else:
-                block = as32
-        self._fh.write(np.ascontiguousarray(block, dtype=self.dtype).tobytes())
+        if self.policy == "auto" and self.dtype == np.float32 and not _exact_in_float32(block):
+            self._widen()
+        self._fh.write(np.ascontiguousarray(block, dtype=self.dtype).data)
         self.rows += block.shape[0]
 
     def _widen(self) -> None:
@@ -260,7 +266,12 @@ class DenseWriter:
         return self.array.rows
 
     def append(self, X) -> None:
-        self.array.append(X.toarray() if sp.issparse(X) else X)
+        if not sp.issparse(X):
+            self.array.append(X)
+            return
+        step = max(1, (1 << 22) // max(1, X.shape[1]))  # densify 4M values (32 MB) at a time
+        for i in range(0, X.shape[0], step):
+            self.array.append(X[i:i + step].toarray())
 
     def close(self) -> None:
         self.array.close()
