@@ -300,7 +300,12 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
     parsed_info: dict = {}
     permutations = None
     if streaming.can_stream(spec.format, opts, storage, spec.d):
-        say(f"{split}: parsing {size(sum(p.stat().st_size for p, *_ in files))} ({spec.format}, streamed)")
+        packed = [(path, formats.detect_compression(path)) for path, *_ in files]
+        if any(kind != "none" for _, kind in packed):
+            say(f"{split}: decompressing {size(sum(p.stat().st_size for p, _ in packed))} "
+                f"({', '.join(sorted({k for _, k in packed if k != 'none'}))}) while parsing")
+        say(f"{split}: parsing {size(sum(p.stat().st_size for p, *_ in files))} ({spec.format}) in chunks of "
+            f"{size(streaming.CHUNK_BYTES)}")
         try:
             writer, y_raw, stored = streaming.parse_split(spec.format, [p for p, *_ in files], folder, d=spec.d,
                                                           n=s.n, opts=opts, storage=storage, policy=policy)
