@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export LSOKL_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.yaml),$(abspath ../shared/data),)
 
 .PHONY: install demo test test-boundscheck smoke bench reproduce-table5 reproduce-table7 reproduce-table9 reproduce-meka clean \
-	reproduce-bpegasosm-table1 reproduce-bpegasosm-table1-large bench-bsgd
+	reproduce-bpegasosm-table1 reproduce-bpegasosm-table1-large bench-bsgd bench-large-data
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ reproduce-bpegasosm-table1-large: reproduce-bpegasosm-table1  ## now part of rep
 bench-bsgd: $(STAMP)  ## BSGD-M/R beside BudgetedSVM's C++ (set BUDGETEDSVM_DIR to a built clone) -> benchmarks/BSGD.md
 	$(PY) benchmarks/bsgd.py
 
+bench-large-data: $(STAMP)  ## streaming fetch of 0.5M/2M x 784 and 5M x 54 generated files + one pass (~25 min, 8 GB of /tmp) -> RESULTS.md
+	$(PY) benchmarks/large_data.py
+
+.PHONY: reproduce-table3
 reproduce-table3: $(STAMP)  ## LSOKL Table 3 (batch comparison, holdout, reduced CV) -> results/table3/
 	$(LSOKL) reproduce lsokl2016:table3 --jobs 2
 

@@ -53,10 +53,12 @@ TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_
             "checkpoints", "max_samples", "scale", "timeout", "budgets", "defaults",
             "datasets", "algorithms", "protocol", "epochs", "test_fraction", "select", "test_at",
             "rows", "krr", "block_ranks",  # these three: `protocol: approximation`
-            "search", "test_with", "device")  # device: an Array API device for dsg, rks, nystrom, knys
+            "search", "test_with", "order", "block_rows",
+            "device")  # device: an Array API device for dsg, rks, nystrom, knys
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
-                "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr")
+                "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr",
+                "order", "block_rows")
 LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
 #: cells (settings x permutations) a config may expand to without ``--max-cells``; the largest shipped
 #: reproduction has a few thousand (the runner's resource guards, lsokl.runner.resources, read it from here)
@@ -80,6 +82,21 @@ _Loader.add_implicit_resolver(
     list("-+0123456789."))
 
 
+def _order(v, key: str, entry: dict, default_how: str, default_rows):
+    """(how, block_rows, Cell.order) from ``order`` / ``block_rows`` under ``key`` (dataset level inherits top)."""
+    from .protocol_options import DEFAULT_BLOCK_ROWS, ORDERS
+
+    how = v.choice(_join(key, "order") if key else "order", entry.get("order", default_how), ORDERS)
+    rows = v.int_(_join(key, "block_rows") if key else "block_rows", entry.get("block_rows", default_rows),
+                  low=1, allow_none=True)
+    if how != "block-shuffle":
+        if "block_rows" in entry and key:
+            v.fail(_join(key, "block_rows") if key else "block_rows", "only means something with "
+                   "`order: block-shuffle`")
+        return how, rows, ()
+    return how, rows, (("block_rows", rows or DEFAULT_BLOCK_ROWS), ("how", how))
+
+
 # --------------------------------------------------------------------------- the model
 @dataclass(frozen=True)
 class DatasetSpec:
@@ -93,6 +110,7 @@ class DatasetSpec:
     test_fraction: float | None = None  # holdout protocol: test rows cut from the train split
     draws: dict | None = None  # holdout protocol, built-in generators: {n_train, n_test} per repetition
     protocol_options: tuple = ()  # per-dataset protocol keys (approximation: rows, krr), sorted pairs
+    order: tuple = ()  # () = a random permutation; (("block_rows", N), ("how", "block-shuffle")) otherwise
 
     def load_options(self) -> dict:
         """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
@@ -124,6 +142,7 @@ class Cell:
     protocol: str = "online"
     protocol_options: tuple = ()  # sorted (key, value) pairs of the protocol's config keys
     select: tuple = ()  # hyper-parameter selection (lsokl.runner.selection): sorted (key, value) pairs
+    order: tuple = ()  # the stream order when not a permutation (`order: block-shuffle`), sorted pairs
 
     @property
     def param_dict(self) -> dict:
@@ -148,6 +167,8 @@ class Cell:
             spec.update(protocol=self.protocol, **dict(self.protocol_options))
         if self.select:
             spec["select"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.select}
+        if self.order:  # only when not the default permutation, so earlier keys stay valid
+            spec["order"] = dict(self.order)
         return spec
 
 
@@ -468,6 +489,7 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
     seed = v.int_("seed", top.get("seed", 0))
     perms = v.int_("permutations", top.get("permutations", 20), low=1)
     perm_source = v.choice("permutation_source", top.get("permutation_source", "seed"), PERMUTATION_SOURCES)
+    top_order = _order(v, "", top, "permutation", None)
     checkpoints = v.int_("checkpoints", top.get("checkpoints"), low=1, allow_none=True)
     max_samples = v.int_("max_samples", top.get("max_samples"), low=1, allow_none=True)
     scale = v.choice("scale", top.get("scale"), SCALES, allow_none=True)
@@ -569,7 +591,11 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
             permutations=v.int_(_join(dkey, "permutations"), entry.get("permutations", perms), low=1),
             permutation_source=v.choice(_join(dkey, "permutation_source"),
                                         entry.get("permutation_source", perm_source), PERMUTATION_SOURCES),
+            order=_order(v, dkey, entry, top_order[0], top_order[1])[2],
         )
+        if spec.order and spec.permutation_source == "authors":
+            v.fail(_join(dkey, "order"), "`order: block-shuffle` draws its own order; it cannot be combined with "
+                                         "`permutation_source: authors`")
         datasets[dname] = spec
         sizes = _check_split_sizes(v, dkey, entry, spec, protocol_name, protocol_options)
         ddefaults = dict(v.mapping(_join(dkey, "defaults"), entry.get("defaults")))
@@ -649,7 +675,7 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                         permutation_source=spec.permutation_source,
                         max_samples=spec.max_samples, scale=spec.scale,
                         n_checkpoints=checkpoints, timeout=timeout, split=spec.split,
-                        protocol=protocol_name, select=selected,
+                        protocol=protocol_name, select=selected, order=spec.order,
                         protocol_options=_cell_options(protocol_options, spec)))
     if planned > max_cells:
         v.fail("", grid_too_large(planned, max_cells))

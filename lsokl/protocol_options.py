@@ -16,6 +16,13 @@ from numbers import Integral, Real
 
 from .errors import closest
 
+# --------------------------------------------------------------------------- stream orders
+#: ``order:`` the row order of a pass (lsokl.runner.seeds): a full permutation, or blocks of rows for
+#: data larger than memory
+ORDERS = ("permutation", "block-shuffle")
+#: rows per block of ``order: block-shuffle`` unless ``block_rows`` says otherwise (65536 x 784 float32 = 196 MiB)
+DEFAULT_BLOCK_ROWS = 1 << 16
+
 # --------------------------------------------------------------------------- protocols
 DEFAULT = "online"
 #: protocol -> the config keys it reads (besides the common ones), with their defaults

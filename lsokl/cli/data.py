@@ -43,6 +43,12 @@ def fetch(
     The cache folder is $LSOKL_DATA_DIR (default: the platform's user cache folder). Already cached datasets are
     not downloaded again. Run this before `lsokl run`: workers only read the cache.
 
+    LIBSVM and CSV text (plain, gz, bz2, xz, zip) is parsed in chunks and cached as it goes, so memory stays
+    bounded (about 0.3-0.6 GB) whatever the file's size; a registry `dtype: float32` or `auto` halves the cache.
+    An archive expanding past a bound derived from the registry's n x d (or the $LSOKL_MAX_DECOMPRESSED cap) is
+    stopped; a full disk is one line naming the cache folder and its free space. A killed fetch leaves nothing
+    half-cached (the next fetch clears its leftovers).
+
     Examples: `lsokl fetch a9a w7a`, `lsokl fetch --all --mirror ../shared/data`.
     """
     import warnings

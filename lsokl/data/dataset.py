@@ -13,7 +13,9 @@ TASKS = ("binary", "multiclass", "regression")
 class Dataset:
     """Features, labels and what is known about them.
 
-    ``X`` is float64, C-contiguous (memory-mapped when loaded from the cache) or CSR.
+    ``X`` is C-contiguous (memory-mapped when loaded from the cache) or CSR (int32 indices when they fit), in the
+    cached precision: float64, or float32 for registry entries with ``dtype: float32`` (or ``auto`` when every
+    value is a float32 exactly); built-ins are float64.
     ``y`` follows the task: binary {-1, +1}, multi-class 0..m-1, regression float.
     ``permutations`` is the authors' (runs x n) matrix of 0-based stream orders when the source
     file carries one (their ``.mat`` files), else None.

@@ -1,8 +1,9 @@
 """``fetch(name)``: get a registered dataset's files (upstream or a mirror), verify, parse, preprocess, cache.
 
 Nothing unverified reaches the cache: downloads land in a temporary folder (pooch writes to a temporary file and
-moves it only after the hash check), parsing and checks run there, and the split is renamed into the cache only
-when complete (cache.write_split).
+moves it only after the hash check), the split is parsed into a temporary folder next to its final place
+(cache.begin_split; text formats chunk by chunk, lsokl.data.streaming) and renamed into the cache only when
+complete and checked (cache.commit_split).
 """
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+import numpy as np
+import scipy.sparse as sp
+
 from ..errors import DataError, DownloadError
-from . import cache, formats, labels, registry
+from . import cache, formats, labels, registry, streaming
 from .preprocess import apply_scale, apply_scale_target, fit_scale
 from .registry import DatasetSpec, FileSpec
 
@@ -229,18 +233,36 @@ def obtain(f: FileSpec, mirror: str | None, workdir: Path, *, name: str, index: 
         if not base.is_dir():
             raise DownloadError(f"mirror folder {base} does not exist")
         src = base / f.mirror
+        alternative = False
         if not src.is_file():
-            raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`)")
+            found = [base / a for a in f.mirror_alternatives if (base / a).is_file()]
+            if not found:
+                also = f" or {', '.join(f'`{a}`' for a in f.mirror_alternatives)}" if f.mirror_alternatives else ""
+                raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`{also})")
+            src, alternative = found[0], True
         if say is not None:
             from ..progress import size
 
             say(f"verifying {src} ({size(src.stat().st_size)})")
         seen = sha256_of(src)
-        if f.mirror_hash and seen != f.mirror_hash:
+        if f.mirror_hash and seen != f.mirror_hash and not alternative:
             raise DataError(f"sha256 mismatch for {src}: expected {f.mirror_hash}, got {seen}; nothing was cached")
-        return src, seen, str(src), bool(f.mirror_hash)
+        # a copy under another common name (ijcnn1.trn) may be stored differently (uncompressed): verified only
+        # when it has the registry's bytes, else recorded like a hash-less file
+        return src, seen, str(src), bool(f.mirror_hash) and seen == f.mirror_hash
     if mirror is not None:
-        url, known = mirror.rstrip("/") + "/" + quote(f.mirror), f.mirror_hash
+        known = f.mirror_hash
+        for i, rel in enumerate((f.mirror, *f.mirror_alternatives)):
+            url = mirror.rstrip("/") + "/" + quote(rel)
+            try:
+                path = _download(url, known if i == 0 else None, workdir, f"{index}-{Path(rel).name}",
+                                 retries=retries, timeout=timeout, progress=progress, name=name)
+            except MissingFileError:
+                if i == len(f.mirror_alternatives):
+                    raise
+                continue
+            seen = sha256_of(path)
+            return path, seen, url, bool(known) and seen == known
     else:
         if f.url is None:
             raise MissingFileError(f"`{f.mirror}` has no upstream URL ({f.derived_from}); fetch it from a mirror "
@@ -258,7 +280,10 @@ def _combined_hash(hashes: list[str]) -> str:
 
 
 def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str, bool]], workdir: Path,
-                 train_meta: dict | None, say=None) -> tuple:
+                 folder: Path, train_meta: dict | None, say=None) -> tuple:
+    """Parse one split's files into ``folder`` (a split folder being built, see cache.begin_split): streamed chunk
+    by chunk where the format allows (lsokl.data.streaming), else read whole. Returns (X, y, permutations, meta)
+    with X memory-mapped from ``folder`` and meta carrying its storage and shape."""
     s = spec.splits[split]
     opts = spec.parse_options(split)
     if train_meta and train_meta.get("categories"):
@@ -266,46 +291,77 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
     from ..progress import size
 
     say = say or (lambda text: None)
-    t0 = time.perf_counter()
-    packed = [(path, formats.detect_compression(path)) for path, *_ in files]
-    if any(kind != "none" for _, kind in packed):
-        say(f"{split}: decompressing {size(sum(p.stat().st_size for p, _ in packed))} "
-            f"({', '.join(sorted({k for _, k in packed if k != 'none'}))})")
-    plain = [formats.decompress(path, workdir, opts.get("member"), f.compression)
-             for (path, *_), f in zip(files, s.files)]
-    if any(p != path and not p.is_symlink() for p, (path, *_) in zip(plain, files)):
-        say(f"{split}: decompressed to {size(sum(p.stat().st_size for p in plain))} "
-            f"in {time.perf_counter() - t0:.1f} s")
-    say(f"{split}: parsing {size(sum(p.stat().st_size for p in plain))} ({spec.format})")
-    t0 = time.perf_counter()
     storage = spec.storage
     if train_meta and train_meta.get("storage_note"):
         storage = "csr"  # the train split was kept sparse (too wide for dense): the test split follows it
-    try:
-        parsed = formats.read(spec.format, plain, spec.d, opts, storage)
-    except (DataError, MemoryError):
-        raise
-    except Exception as exc:  # noqa: BLE001 - a reader library's own error on a bad file: say which file
-        names = ", ".join(str(p) for p, *_ in files)
-        raise DataError(f"{names}: cannot parse as {spec.format} ({type(exc).__name__}: {exc})") from None
-    finally:
-        for p in plain:
-            if p.parent == workdir and p.name.endswith(".plain"):
-                p.unlink(missing_ok=True)
+    policy = spec.dtype
+    limit, why = streaming.decompressed_bound(s.n, spec.d)
+    t0 = time.perf_counter()
+    parsed_info: dict = {}
+    permutations = None
+    if streaming.can_stream(spec.format, opts, storage, spec.d):
+        packed = [(path, formats.detect_compression(path)) for path, *_ in files]
+        if any(kind != "none" for _, kind in packed):
+            say(f"{split}: decompressing {size(sum(p.stat().st_size for p, _ in packed))} "
+                f"({', '.join(sorted({k for _, k in packed if k != 'none'}))}) while parsing")
+        say(f"{split}: parsing {size(sum(p.stat().st_size for p, *_ in files))} ({spec.format}) in chunks of "
+            f"{size(streaming.CHUNK_BYTES)}")
+        try:
+            writer, y_raw, stored = streaming.parse_split(spec.format, [p for p, *_ in files], folder, d=spec.d,
+                                                          n=s.n, opts=opts, storage=storage, policy=policy)
+        except (DataError, MemoryError, OSError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a reader library's own error on a bad file: say which file
+            names = ", ".join(str(p) for p, *_ in files)
+            raise DataError(f"{names}: cannot parse as {spec.format} ({type(exc).__name__}: {exc})") from None
+        if stored != storage:
+            parsed_info["storage_note"] = streaming.dense_is_refused(s.n, spec.d)
+        shape = [writer.rows, spec.d if spec.d is not None else writer.d_seen]
+        x_meta = {"storage": stored, "shape": shape}
+    else:
+        packed = [(path, formats.detect_compression(path)) for path, *_ in files]
+        if any(kind != "none" for _, kind in packed):
+            say(f"{split}: decompressing {size(sum(p.stat().st_size for p, _ in packed))} "
+                f"({', '.join(sorted({k for _, k in packed if k != 'none'}))})")
+        plain = []
+        try:
+            for (path, *_), f in zip(files, s.files):
+                plain.append(formats.decompress(path, workdir, opts.get("member"), f.compression,
+                                                limit=limit, why=why))
+            if any(p != path and not p.is_symlink() for p, (path, *_) in zip(plain, files)):
+                say(f"{split}: decompressed to {size(sum(p.stat().st_size for p in plain))} "
+                    f"in {time.perf_counter() - t0:.1f} s")
+            say(f"{split}: parsing {size(sum(p.stat().st_size for p in plain))} ({spec.format})")
+            t0 = time.perf_counter()
+            try:
+                parsed = formats.read(spec.format, plain, spec.d, opts, storage)
+            except (DataError, MemoryError, OSError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - a reader library's own error on a bad file: say which file
+                names = ", ".join(str(p) for p, *_ in files)
+                raise DataError(f"{names}: cannot parse as {spec.format} ({type(exc).__name__}: {exc})") from None
+        finally:
+            for p in plain:
+                if p.parent == workdir and p.name.endswith(".plain"):
+                    p.unlink(missing_ok=True)
+        y_raw, permutations, parsed_info = parsed.y, parsed.permutations, parsed.info
+        x_meta = cache.write_x(folder, parsed.X)
+        del parsed
+    X = cache.open_x(folder, x_meta["storage"], x_meta["shape"])
     where = f"{spec.name} ({split}: {', '.join(src for _, _, src, _ in files)})"
-    X = parsed.X
     say(f"{split}: parsed {X.shape[0]:,} rows x {X.shape[1]:,} features in {time.perf_counter() - t0:.1f} s")
     if s.n is not None and X.shape[0] != s.n:
         raise DataError(f"{where}: {X.shape[0]} rows, but the registry declares n={s.n} (truncated or wrong file?)")
     if spec.d is not None and X.shape[1] != spec.d:
         raise DataError(f"{where}: {X.shape[1]} features, but the registry declares d={spec.d}")
-    y, label_info = labels.normalise(parsed.y, spec.task, opts, where,
+    y, label_info = labels.normalise(y_raw, spec.task, opts, where,
                                      info=(train_meta or {}).get("labels") or None, n_classes=spec.classes)
 
     pre = spec.preprocessing
     fitted = (train_meta or {}).get("preprocessing_fitted") or {}
     feat = fitted.get("features") or fit_scale(X, pre["features"])
-    X = apply_scale(X, feat)
+    if feat["how"] != "none":
+        X, x_meta = _scale_cached(X, feat, folder, x_meta, policy)
     targ = None
     if spec.task == "regression":
         targ = fitted.get("target") or fit_scale(y.reshape(-1, 1), pre["target"])
@@ -327,28 +383,49 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
     if targ and targ.get("how") == "minmax":
         # kept so results can be reported in raw units: y_raw = y * (max - min) + min
         meta["target_range"] = [targ["lo"][0], targ["hi"][0]]
-    if parsed.info.get("categories"):
-        meta["categories"] = parsed.info["categories"]
-    if parsed.info.get("storage_note"):
-        meta["storage_note"] = f"{where}: {parsed.info['storage_note']}"
-    if parsed.permutations is not None:
-        meta["permutations"] = {"key": parsed.info.get("permutation_key"), "runs": int(parsed.permutations.shape[0]),
+    if parsed_info.get("categories"):
+        meta["categories"] = parsed_info["categories"]
+    if parsed_info.get("storage_note"):
+        meta["storage_note"] = f"{where}: {parsed_info['storage_note']}"
+    if permutations is not None:
+        meta["permutations"] = {"key": parsed_info.get("permutation_key"), "runs": int(permutations.shape[0]),
                                 "base": 0}
-    return X, y, parsed.permutations, meta
+    meta.update(x_meta)
+    data = X.data if sp.issparse(X) else X
+    if spec.dtype != "float64":
+        meta["dtype"] = str(data.dtype)  # what `dtype: float32 | auto` gave
+    return X, y, permutations, meta
+
+
+def _scale_cached(X, params: dict, folder: Path, x_meta: dict, policy: str):
+    """Apply a fitted scaling to the cached X in ``folder``: dense row blocks (the same elementwise arithmetic as
+    apply_scale on the whole array, so the values are identical), CSR in memory (a small set's scaling)."""
+    if sp.issparse(X):
+        scaled = apply_scale(X, params)
+        del X
+        for f in folder.glob("X*.npy"):
+            f.unlink()
+        x_meta = cache.write_x(folder, scaled)
+        return cache.open_x(folder, x_meta["storage"], x_meta["shape"]), x_meta
+    out = streaming.NpyAppender(folder / "X.scaled.npy", (X.shape[1],), policy=policy)
+    try:
+        for start in range(0, X.shape[0], streaming.SCALE_BLOCK_ROWS):
+            out.append(apply_scale(np.asarray(X[start:start + streaming.SCALE_BLOCK_ROWS]), params))
+    except BaseException:
+        out.abort()
+        raise
+    out.close()
+    del X
+    os.replace(folder / "X.scaled.npy", folder / "X.npy")
+    return cache.open_x(folder, "dense", x_meta["shape"]), x_meta
+
 
 
 # --- the public entry point -----------------------------------------------------------------------------------------
 
-def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[str] | None = None,
-          force: bool = False, retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT,
-          progress: bool = True) -> FetchResult:
-    """Make ``name``'s splits available in the cache; no network access when they already are.
-
-    ``splits=None`` means the train split plus the test split when its files can be found (a missing test file is
-    reported in ``FetchResult.skipped``, not raised). Naming splits makes each of them required.
-    ``mirror`` (default ``$LSOKL_DATA_MIRROR``) replaces every upstream URL: a local folder laid out like the shared
-    data folder, or an http(s) base URL joined with each file's mirror path.
-    """
+def _fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[str] | None = None,
+           force: bool = False, retries: int = DEFAULT_RETRIES, timeout: float = DEFAULT_TIMEOUT,
+           progress: bool = True) -> FetchResult:
     spec = registry.get(name)
     mirror = mirror_setting(mirror)
     wanted = list(splits) if splits else list(spec.splits)
@@ -411,17 +488,49 @@ def fetch(name: str, *, mirror: str | os.PathLike | None = None, splits: list[st
                            f"{'its mirror copy' if via_mirror else 'it'}); the sha256 seen is {seen}. "
                            f"If you trust this copy, `lsokl fetch {spec.name} --pin` records it in your registry.")
                 result.warnings.append(message)
-                warnings.warn(message, UnverifiedFileWarning, stacklevel=2)
-            X, y, perms, meta = _build_split(spec, s, files, workdir, train_meta if s != "train" else None,
-                                             say=say)
+                warnings.warn(message, UnverifiedFileWarning, stacklevel=3)
+            folder = cache.begin_split(spec.name, s)
+            lock = _hold_lock(folder)  # a concurrent fetch's clean-up leaves a split being written alone
+            try:
+                X, y, perms, meta = _build_split(spec, s, files, workdir, folder,
+                                                 train_meta if s != "train" else None, say=say)
+                del X
+                lock.close()
+                (folder / LOCK_NAME).unlink(missing_ok=True)
+                cache.commit_split(spec.name, s, folder, y, perms, meta)
+            except BaseException:
+                lock.close()
+                cache.abort_split(folder)
+                raise
             if meta.get("storage_note"):
                 result.warnings.append(meta["storage_note"])
-            cache.write_split(spec.name, s, X, y, perms, meta)
             if s == "train":
                 train_meta = meta
             result.fetched.append(s)
-            del X, y, perms
+            del y, perms
     return result
+
+
+def fetch(name: str, **kwargs) -> FetchResult:
+    """Make ``name``'s splits available in the cache; no network access when they already are.
+
+    ``splits=None`` means the train split plus the test split when its files can be found (a missing test file is
+    reported in ``FetchResult.skipped``, not raised). Naming splits makes each of them required.
+    ``mirror`` (default ``$LSOKL_DATA_MIRROR``) replaces every upstream URL: a local folder laid out like the shared
+    data folder, or an http(s) base URL joined with each file's mirror path. Text formats (LIBSVM, CSV) are parsed
+    and cached chunk by chunk (lsokl.data.streaming), so memory does not grow with the file.
+
+    A full disk is one :class:`DataError` line naming the cache folder and its free space; nothing is cached.
+    """
+    try:
+        return _fetch(name, **kwargs)
+    except OSError as exc:
+        if isinstance(exc, DownloadError):
+            raise
+        message = streaming.disk_full_message(cache.root(), exc)
+        if message is None:
+            raise
+        raise DataError(f"{name}: {message}") from None
 
 
 def is_cached(name: str, split: str = "train") -> bool:

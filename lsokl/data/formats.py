@@ -7,6 +7,7 @@ file and, where it makes sense, the line.
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import lzma
 import re
@@ -31,7 +32,13 @@ class Parsed:
 
 # --- decompression ------------------------------------------------------------------------------------------------
 
-_MAGIC = ((b"\x1f\x8b", "gz"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"PK\x03\x04", "zip"))
+_MAGIC = ((b"\x1f\x8b", "gz"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"PK\x03\x04", "zip"), (b"\x1f\x9d", "Z"))
+
+
+def refuse_lzw(path: Path) -> None:
+    """Unix ``compress`` (.Z, LZW) has no reader in Python's standard library or the project's dependencies."""
+    raise DataError(f"{path}: a Unix-compress (.Z) archive, which lsokl cannot read; run `uncompress` on it (or "
+                    "`gzip -d`) and fetch the plain file from a mirror folder (`lsokl fetch NAME --mirror DIR`)")
 
 
 def detect_compression(path: Path) -> str:
@@ -44,7 +51,7 @@ def detect_compression(path: Path) -> str:
     return "none"
 
 
-_NAME_SUFFIXES = {".gz": "gz", ".tgz": "gz", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+_NAME_SUFFIXES = {".gz": "gz", ".tgz": "gz", ".bz2": "bz2", ".xz": "xz", ".zip": "zip", ".z": "Z"}
 
 
 def expected_compression(path: Path, declared: str | None = None) -> str:
@@ -78,7 +85,36 @@ def _looks_like_text(head: bytes) -> bool:
     return True
 
 
-def decompress(path: Path, workdir: Path, member: str | None = None, declared: str | None = None) -> Path:
+def check_plain(path: Path, declared: str | None = None) -> None:
+    """Refuse an uncompressed file that is an HTML page, or binary junk under an archive's name."""
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    expected = expected_compression(path, declared)
+    what = f"a {expected} archive" if expected != "none" else "a data file"
+    html = sniff_html(head)
+    if html is not None:
+        raise DataError(f"{path}: this is not {what} (it looks like an HTML page: {html!r}); the server "
+                        "probably sent an error or login page instead of the file. Nothing was cached.")
+    if expected != "none" and not _looks_like_text(head):
+        raise DataError(f"{path}: this is not {what} (it starts with {head[:16]!r}, which is neither a known "
+                        "archive nor text)")
+
+
+def _copy_bounded(src, dst, limit: int | None, why: str, path: Path) -> None:
+    done = 0
+    while True:
+        block = src.read(1 << 20)
+        if not block:
+            return
+        done += len(block)
+        if limit is not None and done > limit:
+            raise DataError(f"{path}: expands to more than {limit:,} bytes, the bound from {why}; stopped "
+                            "decompressing (a decompression bomb or the wrong file?). Nothing was cached.")
+        dst.write(block)
+
+
+def decompress(path: Path, workdir: Path, member: str | None = None, declared: str | None = None,
+               limit: int | None = None, why: str = "") -> Path:
     """A plain copy of ``path`` in ``workdir``, chosen by the file's magic bytes, never by its name.
 
     ``declared`` is the registry's ``compression``; it only words the error when the content is not what it
@@ -86,21 +122,12 @@ def decompress(path: Path, workdir: Path, member: str | None = None, declared: s
     or binary junk where data was expected is refused with a message saying what it looks like. Readers always
     get a path whose name carries no compression suffix, so libraries that guess from the name (pandas,
     scikit-learn) cannot try to decompress it again. Truncated or corrupt archives raise :class:`DataError` naming
-    the file; the partial output is removed.
+    the file; the partial output is removed. ``limit`` bounds the decompressed size (``why`` says where the
+    bound comes from, see :func:`lsokl.data.streaming.decompressed_bound`).
     """
     kind = detect_compression(path)
     if kind == "none":
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-        expected = expected_compression(path, declared)
-        what = f"a {expected} archive" if expected != "none" else "a data file"
-        html = sniff_html(head)
-        if html is not None:
-            raise DataError(f"{path}: this is not {what} (it looks like an HTML page: {html!r}); the server "
-                            "probably sent an error or login page instead of the file. Nothing was cached.")
-        if expected != "none" and not _looks_like_text(head):
-            raise DataError(f"{path}: this is not {what} (it starts with {head[:16]!r}, which is neither a known "
-                            "archive nor text)")
+        check_plain(path, declared)
         if Path(path).suffix.lower() not in _NAME_SUFFIXES:
             return path
         # a plain file under an archive's name: give the readers a neutral name
@@ -111,6 +138,8 @@ def decompress(path: Path, workdir: Path, member: str | None = None, declared: s
         except OSError:
             shutil.copyfile(path, link)
         return link
+    if kind == "Z":
+        refuse_lzw(path)
     out = workdir / (path.name + ".plain")
     try:
         if kind == "zip":
@@ -124,14 +153,19 @@ def decompress(path: Path, workdir: Path, member: str | None = None, declared: s
                 elif member not in names:
                     raise DataError(f"{path}: zip archive has no member {member!r} (it has {names[:5]})")
                 with zf.open(member) as src, open(out, "wb") as dst:
-                    shutil.copyfileobj(src, dst, 1 << 20)
+                    _copy_bounded(src, dst, limit, why, path)
         else:
             opener = {"gz": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind]
             with opener(path, "rb") as src, open(out, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-    except DataError:
+                _copy_bounded(src, dst, limit, why, path)
+    except (DataError, MemoryError):
         out.unlink(missing_ok=True)
         raise
+    except OSError as exc:
+        out.unlink(missing_ok=True)
+        if getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT):  # the disk is full, the archive is fine
+            raise
+        raise DataError(f"{path}: corrupt or truncated {kind} archive ({type(exc).__name__}: {exc})") from None
     except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError, ValueError) as exc:
         out.unlink(missing_ok=True)
         raise DataError(f"{path}: corrupt or truncated {kind} archive ({type(exc).__name__}: {exc})") from None
@@ -178,34 +212,39 @@ def find_libsvm_error(path: Path, d: int | None) -> str | None:
     """The first malformed line of a LIBSVM file as 'path:line: reason', or None. Only run after a parse failed,
     since scikit-learn's fast parser does not say where the problem is."""
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            text = raw.split(b"#", 1)[0].decode("utf-8", "replace").strip()
-            if not text:
-                continue
-            tokens = text.split()
-            shown = text if len(text) <= 80 else text[:77] + "..."
+        return find_libsvm_error_in(fh, path, d, 1)
+
+
+def find_libsvm_error_in(lines, path, d: int | None, first_line: int) -> str | None:
+    """:func:`find_libsvm_error` over ``lines`` (bytes) numbered from ``first_line`` (a chunk of the file)."""
+    for lineno, raw in enumerate(lines, start=first_line):
+        text = raw.split(b"#", 1)[0].decode("utf-8", "replace").strip()
+        if not text:
+            continue
+        tokens = text.split()
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        try:
+            float(tokens[0])
+        except ValueError:
+            return f"{path}:{lineno}: label {tokens[0]!r} is not a number: {shown!r}"
+        last = 0
+        for tok in tokens[1:]:
+            idx, sep, val = tok.partition(":")
             try:
-                float(tokens[0])
+                i = int(idx)
+                float(val)
             except ValueError:
-                return f"{path}:{lineno}: label {tokens[0]!r} is not a number: {shown!r}"
-            last = 0
-            for tok in tokens[1:]:
-                idx, sep, val = tok.partition(":")
-                try:
-                    i = int(idx)
-                    float(val)
-                except ValueError:
-                    return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
-                if not sep:
-                    return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
-                if i < 1:
-                    return f"{path}:{lineno}: feature index {i} < 1 (LIBSVM indices are 1-based): {shown!r}"
-                if i <= last:
-                    return f"{path}:{lineno}: feature indices must increase ({last} then {i}): {shown!r}"
-                if d is not None and i > d:
-                    return (f"{path}:{lineno}: feature index {i} exceeds the registry's d={d} "
-                            f"(wrong feature count): {shown!r}")
-                last = i
+                return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
+            if not sep:
+                return f"{path}:{lineno}: {tok!r} is not index:value: {shown!r}"
+            if i < 1:
+                return f"{path}:{lineno}: feature index {i} < 1 (LIBSVM indices are 1-based): {shown!r}"
+            if i <= last:
+                return f"{path}:{lineno}: feature indices must increase ({last} then {i}): {shown!r}"
+            if d is not None and i > d:
+                return (f"{path}:{lineno}: feature index {i} exceeds the registry's d={d} "
+                        f"(wrong feature count): {shown!r}")
+            last = i
     return None
 
 
@@ -431,6 +470,15 @@ def read_csv(paths: list[Path], d: int | None, opts: dict, storage: str = "dense
         df = df.iloc[start:stop].reset_index(drop=True)
     if df.shape[0] == 0:
         raise DataError(f"{where}: no data rows")
+    X, y, categories = csv_frame(df, opts, where, storage, header, d)
+    return Parsed(X, y, info={"categories": categories} if categories else {})
+
+
+def csv_frame(df, opts: dict, where, storage: str, header, d: int | None, first_row: int = 0):
+    """(X, y, one-hot categories) of a data frame read from a CSV file; ``first_row`` numbers the rows of a
+    chunk (the streaming reader) in error messages."""
+    import pandas as pd
+
     label = _column(df, opts.get("label", -1), where)
     drop = [_column(df, c, where) for c in opts.get("drop", [])]
     y = df[label].to_numpy()
@@ -445,7 +493,7 @@ def read_csv(paths: list[Path], d: int | None, opts: dict, storage: str = "dense
     else:
         categorical = [_column(df, c, where) for c in cat_opt]
     known = opts.get("_categories") or {}
-    header_lines = 1 if header == 0 else 0
+    header_lines = (1 if header == 0 else 0) + first_row
 
     blocks, categories = [], {}
     for c in features:
@@ -475,7 +523,7 @@ def read_csv(paths: list[Path], d: int | None, opts: dict, storage: str = "dense
 
     X = _assemble(blocks, df.shape[0], storage)
     _check_columns(where, X.shape[1], d)
-    return Parsed(X, y, info={"categories": categories} if categories else {})
+    return X, y, categories
 
 
 def _assemble(blocks, n: int, storage: str):

@@ -26,10 +26,13 @@ REGISTRY_PATH = Path(__file__).resolve().parents[1] / "datasets.yaml"
 
 FORMATS = ("libsvm", "mat", "csv", "idx", "hdf5")
 SOURCES = ("lsokl-mat", "libsvm", "uci", "mlbench")
-COMPRESSIONS = ("none", "gz", "bz2", "xz", "zip")
+COMPRESSIONS = ("none", "gz", "bz2", "xz", "zip", "Z")  # Z (Unix compress, LZW) is refused with advice when read
 STORAGES = ("dense", "csr")
 SCALINGS = ("none", "minmax", "minmax_pm1", "standard")
 SPLITS = ("train", "test")
+#: precision of the cached features: float64 (the default, and what every set that reproduces the authors' runs
+#: keeps), float32, or auto (float32 when every value is a float32 exactly, else float64)
+DTYPES = ("float64", "float32", "auto")
 
 _REQUIRED_ENTRY = ("name", "aliases", "task", "source", "description", "format", "d", "storage",
                    "preprocessing", "splits", "paper")
@@ -45,6 +48,9 @@ class FileSpec:
     compression: str
     mirror_sha256: str | None = None
     derived_from: str | None = None
+    #: other paths a mirror may hold the file under (e.g. ijcnn1.trn for ijcnn1.bz2); tried in order when
+    #: ``mirror`` is absent, and verified only when their bytes have the registry's hash
+    mirror_alternatives: tuple[str, ...] = ()
 
     @property
     def mirror_hash(self) -> str | None:
@@ -81,6 +87,10 @@ class DatasetSpec:
     parse: dict
     raw: dict
 
+    @property
+    def dtype(self) -> str:
+        return self.raw.get("dtype") or "float64"
+
     def parse_options(self, split: str) -> dict:
         return {**self.parse, **self.splits[split].parse}
 
@@ -102,6 +112,8 @@ class DatasetSpec:
             "task": self.task, "format": self.format, "parse": self.parse, "d": self.d, "classes": self.classes,
             "storage": self.storage, "preprocessing": self.preprocessing, "parser": PARSER_VERSION,
             "splits": {name: {"n": s.n, "parse": s.parse} for name, s in sorted(self.splits.items())},
+            # only when declared, so the keys of the float64 sets stay what they were
+            **({"dtype": self.raw["dtype"]} if self.raw.get("dtype") else {}),
         }, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -151,6 +163,8 @@ def validate(raw: dict, builtin_names=()) -> list[str]:
             problems.append(f"{where}: format must be one of {FORMATS}")
         if e["storage"] not in STORAGES:
             problems.append(f"{where}: storage must be one of {STORAGES}")
+        if e.get("dtype") is not None and e["dtype"] not in DTYPES:
+            problems.append(f"{where}: dtype must be one of {DTYPES}")
         if e["d"] is not None and (not isinstance(e["d"], int) or e["d"] < 1):
             problems.append(f"{where}: d must be a positive integer or null")
         if e["task"] != "regression" and not isinstance(e.get("classes"), int):
@@ -192,9 +206,9 @@ def validate(raw: dict, builtin_names=()) -> list[str]:
                         problems.append(f"{fw}: {key} must be 64 lowercase hex digits or null")
                 if f["compression"] not in COMPRESSIONS:
                     problems.append(f"{fw}: compression must be one of {COMPRESSIONS}")
-                mirror = str(f["mirror"])
-                if mirror.startswith("/") or ".." in Path(mirror).parts:
-                    problems.append(f"{fw}: mirror must be a relative path inside the mirror")
+                for mirror in [str(f["mirror"]), *map(str, f.get("mirror_alternatives") or [])]:
+                    if mirror.startswith("/") or ".." in Path(mirror).parts:
+                        problems.append(f"{fw}: mirror must be a relative path inside the mirror")
                 # one file, one entry (the same file may serve several splits of that entry, e.g. an HDF5)
                 key = (f["url"], f["sha256"]) if f["url"] else (f["mirror"], f.get("mirror_sha256"))
                 owner = url_hashes.get(key)
@@ -206,7 +220,8 @@ def validate(raw: dict, builtin_names=()) -> list[str]:
 
 def _file(f: dict) -> FileSpec:
     return FileSpec(url=f["url"], sha256=f["sha256"], mirror=f["mirror"], compression=f["compression"],
-                    mirror_sha256=f.get("mirror_sha256"), derived_from=f.get("derived_from"))
+                    mirror_sha256=f.get("mirror_sha256"), derived_from=f.get("derived_from"),
+                    mirror_alternatives=tuple(f.get("mirror_alternatives") or ()))
 
 
 def _spec(e: dict) -> DatasetSpec:

@@ -118,6 +118,8 @@ def make_record(*, key: str, spec: dict, status: str, config_hash: str, config_n
                 if task == "regression" else None,
             },
         )
+    if spec.get("order"):  # `order: block-shuffle` (absent for the default permutation, as in earlier records)
+        rec["order"] = dict(spec["order"])
     if fields:
         unknown = set(fields) - set(RECORD_KEYS)
         if unknown:

@@ -72,7 +72,27 @@ def load_dataset(spec: DatasetSpec):
     if spec.permutation_source == "authors" and ds.permutations is None:
         raise DataError(f"dataset {spec.name} has no authors' permutation matrix; "
                         "use `permutation_source: seed`")
+    warn_permutation_over_memory(spec, ds.X)
     return ds
+
+
+def warn_permutation_over_memory(spec: DatasetSpec, X, available: int | None = None) -> str | None:
+    """Warn (and return the text) when ``spec`` plays a random permutation over data larger than the memory
+    available: every row then reads a random page of the memory map. ``order: block-shuffle`` does not warn."""
+    import warnings
+
+    import scipy.sparse as sp
+
+    from .seeds import permutation_exceeds_memory
+
+    if getattr(spec, "order", ()):
+        return None
+    nbytes = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) if sp.issparse(X) else int(X.nbytes)
+    message = permutation_exceeds_memory(nbytes, available)
+    if message:
+        message = f"dataset {spec.name}: {message}"
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return message
 
 
 MISSING_FILE = "missing.json"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..results.record import make_record, now
-from .seeds import authors_order, permutation_order
+from .seeds import authors_order, block_shuffle_order, permutation_order
 
 _WARMED: set = set()  # warm_up_key()s already compiled in this process
 
@@ -119,6 +119,9 @@ class Job:
         if epoch == 0 and s["permutation_source"] == "authors":
             return authors_order(permutations, p, n)
         name = s["dataset"] if epoch == 0 else f'{s["dataset"]}#epoch{epoch}'
+        order = s.get("order")
+        if order and order.get("how") == "block-shuffle":
+            return block_shuffle_order(s["seed"], name, p, n, int(order["block_rows"]))
         return permutation_order(s["seed"], name, p, n)
 
 
