@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lsokl.approx import create as create_approx  # noqa: E402
 from lsokl.compute.xp import to_numpy  # noqa: E402
@@ -141,11 +142,12 @@ def main(argv=None) -> int:
 
 
 def _write_section(path: Path, head: str, rows: list[dict], device: str, gpu_name: str) -> None:
+    from page import write_section  # benchmarks/page.py: one section per script
+
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout.strip()
-    no_gpu = not device.startswith("cuda")
-    lines = ["<!-- section: gpu -->", "## DSG and kernel ridge through the Array API (`benchmarks/gpu.py`)", ""]
-    if no_gpu:
+    lines = ["## DSG and kernel ridge through the Array API (`benchmarks/gpu.py`)", ""]
+    if not device.startswith("cuda"):
         lines += ["**No GPU was available for this run**: the device column is torch on the CPU, standing",
                   "in for a GPU (it shows the Array API path works and what it costs on a CPU, not GPU speed).",
                   ""]
@@ -157,16 +159,7 @@ def _write_section(path: Path, head: str, rows: list[dict], device: str, gpu_nam
     for r in rows:
         lines.append(f"| {r['what']} | {r['cpu_s']:.2f} s | {r['device_s']:.2f} s | "
                      f"{r['cpu_s'] / r['device_s']:.2f}x | {r['device_per_s']:,.0f} | {r['max_abs_diff']:.1e} |")
-    lines.append("")
-    text = path.read_text() if path.exists() else ""
-    marker = "<!-- section: gpu -->"
-    if marker in text:
-        start = text.index(marker)
-        nxt = text.find("<!-- section:", start + len(marker))
-        text = text[:start] + "\n".join(lines) + ("\n" + text[nxt:] if nxt >= 0 else "")
-    else:
-        text = text.rstrip() + "\n\n" + "\n".join(lines)
-    path.write_text(text)
+    write_section("gpu", "\n".join(lines), page=path)
 
 
 if __name__ == "__main__":
