@@ -177,3 +177,20 @@ def check_row_norms(max_sqnorm: float) -> None:
         raise ValueError(f"X has values so large that squared distances between rows overflow "
                          f"float64 (largest squared row norm {max_sqnorm:.3g}); rescale X (e.g. "
                          "standardise its columns)")
+
+
+def check_order(order, n: int) -> np.ndarray:
+    """The row order of a pass, checked before any compiled code: ``None`` is 0..n-1, else a 1-d
+    integer array of row indices in [0, n). Returns a private, writable, C-contiguous int64 copy
+    (a row of a read-only memory-mapped permutation matrix would be another numba type and
+    compile again)."""
+    if order is None:
+        return np.arange(n, dtype=np.int64)
+    given = np.asarray(order)
+    if given.ndim != 1 or given.dtype.kind not in "iu":
+        raise ValueError(f"order must be a 1-d array of integer row indices of X, got "
+                         f"dtype {given.dtype} with shape {given.shape}")
+    if given.size and (given.min() < 0 or given.max() >= n):
+        raise ValueError(f"order holds row indices in [{int(given.min())}, "
+                         f"{int(given.max())}]; X has rows 0..{n - 1}")
+    return np.require(given, np.int64, ["C", "W", "O"])

@@ -56,10 +56,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..compute.params import KernelWidth, Num, OneOf, Seed, check_width_for_data, resolve_sigma
+from ..compute.params import KernelWidth, OneOf, Seed, check_width_for_data, resolve_sigma
 from ..compute.randomness import NumpySource, RandomSource
 from ..compute.stream import Stream
-from ..compute.validation import validate, warn_if_not_finite
+from ..compute.validation import check_order, validate, warn_if_not_finite
 from ..compute.xp import take_rows, to_numpy
 
 TASKS = ("binary", "multiclass", "regression")
@@ -284,19 +284,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         if y.dtype.kind not in "biuf":
             raise ValueError(f"y must be numeric (the task's convention), got dtype {y.dtype}")
         self._check_task_labels(y)
-        if order is None:
-            order = np.arange(n, dtype=np.int64)
-        else:
-            given = np.asarray(order)
-            if given.ndim != 1 or given.dtype.kind not in "iu":
-                raise ValueError(f"order must be a 1-d array of integer row indices of X, got "
-                                 f"dtype {given.dtype} with shape {given.shape}")
-            if given.size and (given.min() < 0 or given.max() >= n):
-                raise ValueError(f"order holds row indices in [{int(given.min())}, "
-                                 f"{int(given.max())}]; X has rows 0..{n - 1}")
-            # A private writable copy: a row of a read-only memory-mapped permutation matrix would
-            # be a different numba type (readonly array) and trigger a compilation in the timing.
-            order = np.require(given, np.int64, ["C", "W", "O"])
+        order = check_order(order, n)
         self._fit_width(X, stream)
         self._check_data_scale(stream)
         return stream, y, order

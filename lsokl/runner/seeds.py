@@ -7,7 +7,6 @@ not on its other parameters, so an eta sweep of FOGD reuses the same random feat
 from __future__ import annotations
 
 import hashlib
-import os
 
 import numpy as np
 
@@ -47,25 +46,12 @@ def block_shuffle_order(seed: int, dataset: str, index: int, n: int, block_rows:
     return out
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available now (Linux's MemAvailable, else free pages), None when unknown."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def permutation_exceeds_memory(nbytes: int, available: int | None = None) -> str | None:
     """A warning when a random permutation is to be played over data (``nbytes``) larger than the memory
     available now (``available``, default: psutil's estimate), else None."""
     if available is None:
+        from .resources import available_memory
+
         available = available_memory()
         if available is None:
             return None

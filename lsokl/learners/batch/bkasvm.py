@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
@@ -72,10 +71,6 @@ class BKASVM(BatchClassifier):
         self.cache_size = cache_size
         self.random_state = random_state
         self.time_limit = time_limit
-
-    @property
-    def gamma(self) -> float:
-        return 1.0 / (2.0 * float(self.sigma_) ** 2)
 
     def fit(self, X, y):
         self._validate_params()

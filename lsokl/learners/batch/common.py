@@ -111,6 +111,11 @@ class BatchClassifier(ClassifierMixin, BaseEstimator):
     # 0.83 bar in check_classifiers_train (the poor_score tag), as on the online learners.
     poor_score: ClassVar[str] = ""
 
+    @property
+    def gamma(self) -> float:
+        """The fitted width as LIBSVM's gamma: exp(-gamma ||x - x'||^2), gamma = 1 / (2 sigma_^2)."""
+        return 1.0 / (2.0 * float(self.sigma_) ** 2)
+
     def __sklearn_tags__(self):
         from ..base import LearnerTags
 

@@ -60,7 +60,7 @@ class FastfoodSVM(BatchClassifier):
         fit_width(self, X)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        gamma = 1.0 / (2.0 * float(self.sigma_) ** 2)
+        gamma = self.gamma
 
         rng = np.random.default_rng(self.random_state)
         self.svm_seed_ = int(rng.integers(2**31 - 1))  # LIBLINEAR's coordinate order

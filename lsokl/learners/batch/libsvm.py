@@ -59,10 +59,6 @@ class LIBSVM(BatchClassifier):
         self.max_iter = max_iter
         self.time_limit = time_limit
 
-    @property
-    def gamma(self) -> float:
-        return 1.0 / (2.0 * float(self.sigma_) ** 2)
-
     def fit(self, X, y):
         self._validate_params()
         X, y = validate(self, X, y, accept_sparse="csr", dtype=np.float64)

@@ -34,10 +34,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ...errors import UnknownNameError, unknown_name_message
-from ...compute.params import Num, OneOf
+from ...compute.params import Num
 from ...compute.params import check_width_for_data
-from ...compute.validation import (check_row_norms, check_sparse, max_row_sqnorm, validate,
-                                   warn_if_not_finite)
+from ...compute.validation import (check_order, check_row_norms, check_sparse, max_row_sqnorm,
+                                   validate, warn_if_not_finite)
 from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace, take_rows, to_numpy  # noqa: F401
 
 SCHEDULES = ("inv_t", "inv_sqrt", "const", "matlab")
@@ -408,17 +408,7 @@ class MinibatchLearner(BaseEstimator):
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != n:
             raise ValueError(f"X has {n} rows but y has shape {y.shape}; one label per row")
-        if order is None:
-            order = np.arange(n)
-        else:
-            order = np.asarray(order)
-            if order.ndim != 1 or order.dtype.kind not in "iu":
-                raise ValueError(f"order must be a 1-d array of integer row indices of X, got "
-                                 f"dtype {order.dtype} with shape {order.shape}")
-            if order.size and (order.min() < 0 or order.max() >= n):
-                raise ValueError(f"order holds row indices in [{int(order.min())}, "
-                                 f"{int(order.max())}]; X has rows 0..{n - 1}")
-            order = order.astype(np.int64, copy=False)
+        order = check_order(order, n)
         Y = self._encode(y[order], first=True)
         y_test = np.asarray(y_test)
         if self.task != "regression":
