@@ -35,6 +35,20 @@ class Parsed:
 _MAGIC = ((b"\x1f\x8b", "gz"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"PK\x03\x04", "zip"), (b"\x1f\x9d", "Z"))
 
 
+def zip_member(zf, path, member: str | None) -> str:
+    """The file of a zip archive to read: ``member`` (the registry's ``parse.member``), or the
+    archive's only file; a clear error otherwise."""
+    names = [n for n in zf.namelist() if not n.endswith("/")]
+    if member is None:
+        if len(names) != 1:
+            raise DataError(f"{path}: zip archive holds {len(names)} files {names[:5]}; "
+                            "the registry must name one with parse.member")
+        return names[0]
+    if member not in names:
+        raise DataError(f"{path}: zip archive has no member {member!r} (it has {names[:5]})")
+    return member
+
+
 def refuse_lzw(path: Path) -> None:
     """Unix ``compress`` (.Z, LZW) has no reader in Python's standard library or the project's dependencies."""
     raise DataError(f"{path}: a Unix-compress (.Z) archive, which lsokl cannot read; run `uncompress` on it (or "
@@ -144,14 +158,7 @@ def decompress(path: Path, workdir: Path, member: str | None = None, declared: s
     try:
         if kind == "zip":
             with zipfile.ZipFile(path) as zf:
-                names = [n for n in zf.namelist() if not n.endswith("/")]
-                if member is None:
-                    if len(names) != 1:
-                        raise DataError(f"{path}: zip archive holds {len(names)} files {names[:5]}; "
-                                        "the registry must name one with parse.member")
-                    member = names[0]
-                elif member not in names:
-                    raise DataError(f"{path}: zip archive has no member {member!r} (it has {names[:5]})")
+                member = zip_member(zf, path, member)
                 with zf.open(member) as src, open(out, "wb") as dst:
                     _copy_bounded(src, dst, limit, why, path)
         else:

@@ -115,15 +115,7 @@ def open_text_stream(path: Path, limit: int, why: str, member: str | None = None
             zf = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise DataError(f"{path}: corrupt or truncated zip archive ({type(exc).__name__}: {exc})") from None
-        names = [n for n in zf.namelist() if not n.endswith("/")]
-        if member is None:
-            if len(names) != 1:
-                raise DataError(f"{path}: zip archive holds {len(names)} files {names[:5]}; "
-                                "the registry must name one with parse.member")
-            member = names[0]
-        elif member not in names:
-            raise DataError(f"{path}: zip archive has no member {member!r} (it has {names[:5]})")
-        raw = zf.open(member)
+        raw = zf.open(formats.zip_member(zf, path, member))
     else:
         raw = {"gz": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind](path, "rb")
     return io.BufferedReader(BoundedReader(raw, limit, why, path, kind), buffer_size=1 << 20)
