@@ -99,11 +99,16 @@ class KernelApproximation(BaseEstimator):
         if not np.all(np.isfinite(X)):
             raise ValueError(f"{type(self).__name__}: X contains NaN or infinite values")
         check_row_norms(max_row_sqnorm(X))
+        return self._timed_fit(self._fit, X, seed)
+
+    def _timed_fit(self, fit, X, seed):
+        """Run ``fit(X, rng)`` (the draws from ``random_state``, else ``seed``) with the fitted
+        sizes set and its total wall and CPU time in ``timings_`` / ``cpu_timings_``."""
         rng = np.random.default_rng(self.random_state if self.random_state is not None else seed)
-        self.n_samples_, self.n_features_ = X.shape
+        self.n_samples_, self.n_features_ = int(X.shape[0]), int(X.shape[1])
         self.timings_, self.cpu_timings_ = {}, {}
         t0, c0 = time.perf_counter(), time.process_time()
-        self._fit(X, rng)
+        fit(X, rng)
         self.timings_["total"] = time.perf_counter() - t0
         self.cpu_timings_["total"] = time.process_time() - c0
         return self
@@ -122,14 +127,7 @@ class KernelApproximation(BaseEstimator):
         X = xp.astype(X, xp.float64)
         if not bool(xp.all(xp.isfinite(X))):
             raise ValueError(f"{type(self).__name__}: X contains NaN or infinite values")
-        rng = np.random.default_rng(self.random_state if self.random_state is not None else seed)
-        self.n_samples_, self.n_features_ = int(X.shape[0]), int(X.shape[1])
-        self.timings_, self.cpu_timings_ = {}, {}
-        t0, c0 = time.perf_counter(), time.process_time()
-        self._fit_xp(X, rng)
-        self.timings_["total"] = time.perf_counter() - t0
-        self.cpu_timings_["total"] = time.process_time() - c0
-        return self
+        return self._timed_fit(self._fit_xp, X, seed)
 
     def _fit_xp(self, X, rng) -> None:  # pragma: no cover - provided where array_api_support
         raise NotImplementedError

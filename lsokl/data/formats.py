@@ -289,16 +289,22 @@ def _read_dense_text(path: Path, d: int | None):
     except (ValueError, UnicodeDecodeError) as exc:
         bad = _first_bad_dense_line(path) or _pandas_error_line(path, exc)
         raise DataError(bad or f"{path}: cannot parse as whitespace-separated numbers ({exc})") from None
-    values = df.to_numpy(dtype=np.float64)
+    return label_and_rows(df.to_numpy(dtype=np.float64), path, 1, d)
+
+
+def label_and_rows(values: np.ndarray, path, first_line: int, d: int | None):
+    """(X, y) of parsed whitespace-separated lines ``label x_1 ... x_d`` whose first line is line
+    ``first_line`` of the file: X C-contiguous, checked for ragged rows (pandas fills the short
+    ones with NaN), the declared width ``d`` and finite values."""
     if values.shape[1] < 2:
         raise DataError(f"{path}: expected a label and features per line, found {values.shape[1]} column(s)")
     X = np.ascontiguousarray(values[:, 1:])
     if np.isnan(X).any():
-        # ragged rows: pandas fills the short ones with NaN
         row = int(np.argwhere(np.isnan(X))[0][0])
-        raise DataError(f"{path}:{row + 1}: missing or non-finite value (rows must all have {X.shape[1]} values)")
+        raise DataError(f"{path}:{first_line + row}: missing or non-finite value (rows must all have "
+                        f"{X.shape[1]} values)")
     _check_columns(path, X.shape[1], d)
-    check_finite(X, path)
+    check_finite(X, path, first_line - 1)
     return X, values[:, 0].copy()
 
 

@@ -338,16 +338,7 @@ def _dense_text_chunk(chunk: bytes, path: Path, d: int | None, lineno: int):
         where = _chunk_error_line(chunk, path, lineno, exc)
         raise DataError(where or f"{path}: lines from {lineno}: cannot parse as whitespace-separated numbers "
                         f"({str(exc).strip()})") from None
-    values = df.to_numpy(dtype=np.float64)
-    if values.shape[1] < 2:
-        raise DataError(f"{path}: expected a label and features per line, found {values.shape[1]} column(s)")
-    X = np.ascontiguousarray(values[:, 1:])
-    if np.isnan(X).any():
-        row = int(np.argwhere(np.isnan(X))[0][0])
-        raise DataError(f"{path}:{lineno + row}: missing or non-finite value (rows must all have {X.shape[1]} values)")
-    formats._check_columns(path, X.shape[1], d)
-    formats.check_finite(X, path, lineno - 1)
-    return X, values[:, 0].copy()
+    return formats.label_and_rows(df.to_numpy(dtype=np.float64), path, lineno, d)
 
 
 def _chunk_error_line(chunk: bytes, path: Path, first_line: int, exc: Exception) -> str | None:
