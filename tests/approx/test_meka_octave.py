@@ -56,14 +56,28 @@ def test_dropped_blocks_are_the_authors_zero_blocks():
             assert (not np.any(block)) == bool(m.dropped_[s, t]), (s, t)
 
 
-@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("name", DATASETS + ["nys_pendigits"])
 def test_the_authors_meka_still_gives_the_stored_outputs(name):
     mdir = mo.authors_dir()
     if mdir is None:
         pytest.skip("needs octave-cli and MEKA_MATLAB_DIR (the authors' meka_released/ folder)")
     case, stored = _reference(name)
-    fresh = mo.run_octave(case, mdir)
+    fresh = mo.run_octave(case, mdir, harness="nys_injected" if name.startswith("nys_") else "meka_injected")
     assert fresh["used_randsample"] == fresh["n_draws"] and fresh["used_randperm"] == case["c"]
     assert np.allclose(fresh["U"], stored["U"], rtol=0, atol=1e-12 * np.abs(stored["U"]).max())
     assert np.allclose(fresh["S"], stored["S"], rtol=0, atol=1e-12 * np.abs(stored["S"]).max())
     assert fresh["err"] == pytest.approx(stored["err"], abs=1e-13)
+
+
+def test_lsokl_nys_baseline_equals_the_releases_nys_m():
+    """The release's Nys.m on all points (2k uniform landmarks, svd, rank-k truncation) is the Nys
+    baseline of Table 7; lsokl's Nystrom on the same landmarks must give the same factor (up to
+    column signs) and the same error."""
+    case, oct = _reference("nys_pendigits")
+    m, err = mo.run_lsokl_nystrom(case)
+    Z, U = m.Z_, oct["U"]
+    assert Z.shape == U.shape == (300, case["k_total"])
+    d = np.sign(np.sum(Z * U, axis=0))
+    assert np.max(np.abs(U * d - Z)) < 1e-9 * np.abs(Z).max()
+    assert oct["S"].shape == (case["k_total"],) * 2 and np.allclose(oct["S"], np.eye(case["k_total"]))
+    assert abs(err - oct["err"]) < 1e-10

@@ -85,7 +85,7 @@ def make_case(X: np.ndarray, k_total: int, gamma: float, c: int, eta: float, see
             "rows": err_rows}
 
 
-def run_octave(case: dict, mdir: Path, timeout: float = 1800) -> dict:
+def run_octave(case: dict, mdir: Path, timeout: float = 1800, harness: str = "meka_injected") -> dict:
     """meka.m on the case's injected draws: {'U': n x K, 'S': K x K, 'err', 'used_randsample', ...}."""
     import scipy.io
 
@@ -98,7 +98,7 @@ def run_octave(case: dict, mdir: Path, timeout: float = 1800) -> dict:
                                "randsample": _cell(draws), "randperm": _cell([p + 1 for p in case["perms"]]),
                                "rows": case["rows"].astype(np.float64) + 1})
         script = (f"addpath('{mdir}'); addpath('{HERE}'); addpath('{HERE / 'inject'}'); "
-                  f"meka_injected('{fin}', '{fout}');")
+                  f"{harness}('{fin}', '{fout}');")
         _octave(script, timeout)
         out = scipy.io.loadmat(fout)
     return {"U": np.asarray(out["U"], dtype=np.float64), "S": np.asarray(out["S"], dtype=np.float64),
@@ -137,6 +137,21 @@ def injected_meka(case: dict):
                      eta=case["eta"])
     m._queue = list(case["links"])
     return m
+
+
+def run_lsokl_nystrom(case: dict):
+    """(lsokl's Nys baseline on the case's landmarks (its one cluster's draw), error on its rows)."""
+    from lsokl.approx.nystrom import Nystrom
+    from lsokl.learners.kernels import gaussian_block
+
+    class InjectedNystrom(Nystrom):
+        def _landmarks(self, X, rng):
+            return X[case["perms"][0][:self.n_landmarks(X.shape[0])]]
+
+    m = InjectedNystrom(rank=case["k_total"], gamma=case["gamma"]).fit(case["X"])
+    X, rows = case["X"], case["rows"]
+    G = gaussian_block(X[rows], X, case["gamma"])
+    return m, float(np.linalg.norm(G - m.rows(rows)) / np.linalg.norm(G))
 
 
 def run_lsokl(case: dict):
@@ -274,6 +289,13 @@ def main(argv=None) -> int:
             save_reference(out / f"meka_octave_{name}.npz", case, oct, subset_seed=1, draw_seed=7)
             m, err = run_lsokl(case)
             print(name, compare(m, err, oct), flush=True)
+        # the release's Nys.m on all points (the Nys baseline of Table 7)
+        name, load, gamma = SMALL[0][:3]
+        X = data.load(name, **load).X
+        sub = np.sort(np.random.default_rng(1).choice(X.shape[0], 300, replace=False))
+        case = make_case(X[sub], 20, gamma, 1, 0.0, seed=7)
+        oct = run_octave(case, mdir, harness="nys_injected")  # meka.m cannot run with c = 1
+        save_reference(out / f"meka_octave_nys_{name}.npz", case, oct, subset_seed=1, draw_seed=7)
     if "own" in args.what:
         path = out / "meka_octave_own_errors.csv"
         with open(path, "w", newline="") as f:
