@@ -81,3 +81,29 @@ def test_lsokl_nys_baseline_equals_the_releases_nys_m():
     assert np.max(np.abs(U * d - Z)) < 1e-9 * np.abs(Z).max()
     assert oct["S"].shape == (case["k_total"],) * 2 and np.allclose(oct["S"], np.eye(case["k_total"]))
     assert abs(err - oct["err"]) < 1e-10
+
+
+def _mli_reference():
+    z = np.load(DATA / "mli_octave_pendigits.npz")
+    case = {k: z[k] for k in ("X", "idx", "omega")}
+    case.update({k: int(z[k]) for k in ("k", "m", "p", "q")}, gamma=float(z["gamma"]))
+    return case, {k: z[k] for k in z.files}
+
+
+def test_lsokl_nys_and_rnys_equal_mu_lis_nys_m_and_rnys_m():
+    """Mu Li's nys.m / rnys.m (the spec's Nys/RNys baseline code) on the same 2k landmarks and the
+    same Gaussian test matrix (p = 10, q = 1): lsokl's Nys and RNys give the same G~."""
+    case, oct = _mli_reference()
+    nys, rnys = mo.run_lsokl_mli(case)
+    for gt, U, D in ((nys, oct["U_nys"], oct["D_nys"]), (rnys, oct["U_rnys"], oct["D_rnys"])):
+        ref = U @ D @ U.T
+        assert np.max(np.abs(gt - ref)) < 1e-10 * np.abs(ref).max()
+
+
+def test_mu_lis_code_still_gives_the_stored_factors():
+    if mo.mli_dir() is None:
+        pytest.skip("needs octave-cli, MEKA_MATLAB_DIR and MLI_NYSTROM_DIR (github.com/mli/nystrom)")
+    case, stored = _mli_reference()
+    fresh = mo.run_octave_mli(case)
+    for key in ("U_nys", "D_nys", "U_rnys", "D_rnys"):
+        assert np.allclose(fresh[key], stored[key], rtol=0, atol=1e-12 * np.abs(stored[key]).max()), key

@@ -216,6 +216,60 @@ def run_octave_own(X: np.ndarray, k_total: int, gamma: float, c: int, eta: float
     return [float(line.split()[2]) for line in out.splitlines() if line.startswith("RESULT ")]
 
 
+# --------------------------------------------------------------------------- Mu Li's nys.m / rnys.m
+def mli_dir() -> Path | None:
+    """``MLI_NYSTROM_DIR``: a copy of github.com/mli/nystrom (nys.m, rnys.m, rsvd.m; the MEKA spec's
+    Nys/RNys baseline code), with octave-cli and MEKA_MATLAB_DIR (for sqdist.m) present."""
+    d = os.environ.get("MLI_NYSTROM_DIR")
+    if not d or not (Path(d) / "rnys.m").exists() or authors_dir() is None:
+        return None
+    return Path(d)
+
+
+def run_octave_mli(case: dict, timeout: float = 600) -> dict:
+    """nys.m and rnys.m on the case (X, gamma, k, m, idx 0-based, omega, p, q): their factors."""
+    import scipy.io
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fin, fout = Path(tmp) / "in.mat", Path(tmp) / "out.mat"
+        scipy.io.savemat(fin, {"A": case["X"], "gamma": case["gamma"], "k": float(case["k"]),
+                               "m": float(case["m"]), "idx": case["idx"] + 1.0, "omega": case["omega"],
+                               "p": float(case["p"]), "q": float(case["q"])})
+        _octave(f"addpath('{mli_dir()}'); addpath('{authors_dir()}'); addpath('{HERE}'); "
+                f"addpath('{HERE / 'inject'}'); mli_injected('{fin}', '{fout}');", timeout)
+        out = scipy.io.loadmat(fout)
+    return {k: np.asarray(out[k], dtype=np.float64) if k.startswith(("U", "D")) else float(out[k].squeeze())
+            for k in ("U_nys", "D_nys", "U_rnys", "D_rnys", "err_nys", "err_rnys")}
+
+
+def run_lsokl_mli(case: dict):
+    """lsokl's Nys and RNys on the case's landmarks and test matrix: (G~ Nys, G~ RNys)."""
+    from lsokl.approx.nystrom import Nystrom
+    from lsokl.approx.rnys import RNystrom, randomized_eigenpairs
+
+    lm = case["idx"][:case["m"]]
+
+    class Omega:
+        def standard_normal(self, shape):
+            assert tuple(shape) == case["omega"].shape, shape
+            return case["omega"]
+
+    class N(Nystrom):
+        def _landmarks(self, X, rng):
+            return X[lm]
+
+    class R(RNystrom):
+        def _landmarks(self, X, rng):
+            return X[lm]
+
+        def _eigenpairs(self, rng):
+            return randomized_eigenpairs(Omega(), int(self.oversample), int(self.power_iterations))
+
+    kw = {"rank": case["k"], "gamma": case["gamma"], "landmark_factor": case["m"] / case["k"]}
+    return (N(**kw).fit(case["X"]).to_dense(),
+            R(**kw, oversample=case["p"], power_iterations=case["q"]).fit(case["X"]).to_dense())
+
+
 # --------------------------------------------------------------------------- stored reference data
 def save_reference(path: Path, case: dict, oct: dict, **meta) -> None:
     """The case's inputs and the authors' outputs on them (U as its nonzeros, S, err), compressed."""
@@ -296,6 +350,16 @@ def main(argv=None) -> int:
         case = make_case(X[sub], 20, gamma, 1, 0.0, seed=7)
         oct = run_octave(case, mdir, harness="nys_injected")  # meka.m cannot run with c = 1
         save_reference(out / f"meka_octave_nys_{name}.npz", case, oct, subset_seed=1, draw_seed=7)
+    if "injected" in args.what and mli_dir() is not None:
+        X = data.load("pendigits", split="all", scale="minmax").X
+        sub = np.sort(np.random.default_rng(1).choice(X.shape[0], 300, replace=False))
+        rng = np.random.default_rng(3)
+        k, m, p, q = 20, 40, 10, 1  # the spec's RNys: m = 2k, oversampling 10, q = 1
+        case = {"X": X[sub], "gamma": 2.0, "k": k, "m": m, "p": p, "q": q,
+                "idx": rng.permutation(len(sub)), "omega": rng.standard_normal((m, k + p))}
+        oct = run_octave_mli(case)
+        np.savez_compressed(out / "mli_octave_pendigits.npz", **case, **oct)
+        print("mli", oct["err_nys"], oct["err_rnys"], flush=True)
     if "own" in args.what:
         path = out / "meka_octave_own_errors.csv"
         with open(path, "w", newline="") as f:
