@@ -9,6 +9,10 @@ must give the same partition, ranks, diagonal blocks, link matrix and error to r
 Python side always runs; the Octave side re-runs only when ``octave-cli`` and ``MEKA_MATLAB_DIR``
 (the folder with the authors' meka.m) are present.
 
+``mykmeans_octave_c*.npz``: the authors' MEX k-means (mykmeans.cpp) on 400 pendigit points and the
+position of the C library's rand() stream it drew from; lsokl's restatement on that stream must
+return the same labels and centres.
+
 ``meka_octave_own_errors.csv``: the relative error (demos' formula, 1000 sampled rows) of the
 authors' code with its own randomness (MEX k-means, randsample, randperm; seeds 1..12) at the
 Table 7/8 settings; lsokl's error distribution with its own draws must match it.
@@ -107,3 +111,39 @@ def test_mu_lis_code_still_gives_the_stored_factors():
     fresh = mo.run_octave_mli(case)
     for key in ("U_nys", "D_nys", "U_rnys", "D_rnys"):
         assert np.allclose(fresh[key], stored[key], rtol=0, atol=1e-12 * np.abs(stored[key]).max()), key
+
+
+@pytest.mark.parametrize("c", [5, 40])
+def test_meka_kmeans_equals_the_authors_mex_on_the_same_c_rand_stream(c, monkeypatch):
+    """lsokl's restatement of mykmeans.cpp, fed the C library's rand() stream the MEX used (glibc,
+    never seeded: Octave's start-up made ``skip`` draws first), returns the MEX's labels and
+    centres: random initial labels, Lloyd steps, the empty-cluster repair (exercised at c = 40,
+    400 points), early stop."""
+    from lsokl.approx import clustering
+
+    z = np.load(DATA / f"mykmeans_octave_c{c}.npz")
+    empties = []
+    repair = clustering._repair_empty
+
+    def counting(labels, k, rng):
+        empties.append(int(np.sum(np.bincount(labels, minlength=k) == 0)))
+        repair(labels, k, rng)
+
+    monkeypatch.setattr(clustering, "_repair_empty", counting)
+    labels, centres = clustering.meka_kmeans(z["X"], c, mo.CRand(int(z["skip"])))
+    assert np.array_equal(labels, z["labels"])
+    assert np.allclose(centres, z["centres"], rtol=0, atol=1e-12)
+    if c == 40:
+        assert sum(empties) > 0  # the repair moved points into empty clusters
+
+
+@pytest.mark.parametrize("c", [5, 40])
+def test_the_authors_mex_still_gives_the_stored_partition(c):
+    if mo.mex_dir() is None:
+        pytest.skip("needs octave-cli and the authors' MEX mykmeans compiled in MEKA_MATLAB_DIR")
+    z = np.load(DATA / f"mykmeans_octave_c{c}.npz")
+    fresh = mo.run_octave_mex_kmeans(z["X"], c)
+    labels, centres = __import__("lsokl.approx.clustering", fromlist=["meka_kmeans"]).meka_kmeans(
+        z["X"], c, mo.CRand(fresh["skip"]))
+    assert np.array_equal(fresh["labels"], labels) and np.array_equal(fresh["labels"], z["labels"])
+    assert np.allclose(fresh["centres"], centres, rtol=0, atol=1e-12)

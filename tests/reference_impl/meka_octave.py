@@ -216,6 +216,68 @@ def run_octave_own(X: np.ndarray, k_total: int, gamma: float, c: int, eta: float
     return [float(line.split()[2]) for line in out.splitlines() if line.startswith("RESULT ")]
 
 
+# --------------------------------------------------------------------------- the MEX k-means
+def glibc_rand(skip: int = 0):
+    """The C library's ``rand()`` as the authors' ``mykmeans.cpp`` calls it (glibc's TYPE_3 additive
+    feedback generator, never seeded by the authors' code, i.e. srand(1)), after ``skip`` draws."""
+    r = [1]
+    for i in range(1, 31):
+        hi, lo = divmod(r[i - 1], 127773)
+        word = 16807 * lo - 2836 * hi
+        r.append(word + 2147483647 if word < 0 else word)
+    r += r[:3]
+    count = 0
+    while True:
+        v = (r[-31] + r[-3]) & 0xFFFFFFFF
+        r.append(v)
+        del r[0]
+        count += 1
+        if count > 310 + skip:
+            yield v >> 1
+
+
+class CRand:
+    """A stand-in for numpy's Generator in :func:`lsokl.approx.clustering.meka_kmeans` that
+    draws ``rand() % hi`` from the C library's stream, as ``mykmeans.cpp`` does."""
+
+    def __init__(self, skip: int = 0):
+        self.g = glibc_rand(skip)
+
+    def integers(self, lo, hi, size=None):
+        assert lo == 0
+        if size is None:
+            return next(self.g) % hi
+        return np.array([next(self.g) % hi for _ in range(size)], dtype=np.int64)
+
+
+def run_octave_mex_kmeans(X: np.ndarray, c: int, max_iter: int = 10, timeout: float = 600) -> dict:
+    """The authors' MEX ``mykmeans`` (compiled in MEKA_MATLAB_DIR) on X, in a fresh Octave. A first
+    call with 0 iterations on 64 points and 1000 clusters returns 64 draws of rand() % 1000, which
+    locate the position of the C library's stream (Octave's start-up may call rand()); returns
+    labels (0-based), centres (c x d) and ``skip``, the draws made before the real call."""
+    import scipy.io
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fin, fout = Path(tmp) / "in.mat", Path(tmp) / "out.mat"
+        scipy.io.savemat(fin, {"A": X})
+        _octave(f"addpath('{authors_dir()}'); in = load('{fin}'); probe = mykmeans(sparse(ones(1, 64)), 1000, 0); "
+                f"[idx, C] = mykmeans(sparse(in.A)', {int(c)}, {int(max_iter)}); "
+                f"save('-v7', '{fout}', 'probe', 'idx', 'C');", timeout)
+        out = scipy.io.loadmat(fout)
+    probe = out["probe"].ravel().astype(np.int64) - 1
+    stream = np.array([v % 1000 for v, _ in zip(glibc_rand(), range(1064))])
+    found = [i for i in range(1000) if np.array_equal(stream[i:i + 64], probe)]
+    if not found:
+        raise RuntimeError("could not locate the C rand() stream: not glibc's rand()?")
+    return {"labels": out["idx"].ravel().astype(np.int64) - 1, "centres": out["C"].T.copy(),
+            "skip": found[0] + 64}
+
+
+def mex_dir() -> Path | None:
+    d = authors_dir()
+    return d if d is not None and any(d.glob("mykmeans.mex*")) else None
+
+
 # --------------------------------------------------------------------------- Mu Li's nys.m / rnys.m
 def mli_dir() -> Path | None:
     """``MLI_NYSTROM_DIR``: a copy of github.com/mli/nystrom (nys.m, rnys.m, rsvd.m; the MEKA spec's
@@ -350,6 +412,13 @@ def main(argv=None) -> int:
         case = make_case(X[sub], 20, gamma, 1, 0.0, seed=7)
         oct = run_octave(case, mdir, harness="nys_injected")  # meka.m cannot run with c = 1
         save_reference(out / f"meka_octave_nys_{name}.npz", case, oct, subset_seed=1, draw_seed=7)
+    if "injected" in args.what and mex_dir() is not None:
+        X = data.load("pendigits", split="all", scale="minmax").X
+        X = X[np.sort(np.random.default_rng(2).choice(X.shape[0], 400, replace=False))]
+        for c in (5, 40):  # 40 clusters of 400 points: clusters empty out and are repaired
+            mex = run_octave_mex_kmeans(X, c)
+            np.savez_compressed(out / f"mykmeans_octave_c{c}.npz", X=X, c=c, **mex)
+            print("mykmeans", c, mex["skip"], np.bincount(mex["labels"], minlength=c).min(), flush=True)
     if "injected" in args.what and mli_dir() is not None:
         X = data.load("pendigits", split="all", scale="minmax").X
         sub = np.sort(np.random.default_rng(1).choice(X.shape[0], 300, replace=False))
