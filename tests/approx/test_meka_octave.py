@@ -147,3 +147,29 @@ def test_the_authors_mex_still_gives_the_stored_partition(c):
         z["X"], c, mo.CRand(fresh["skip"]))
     assert np.array_equal(fresh["labels"], labels) and np.array_equal(fresh["labels"], z["labels"])
     assert np.allclose(fresh["centres"], centres, rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_lsokl_meka_error_distribution_matches_the_authors_code_on_pendigit(shared_data):
+    """Table 7's pendigit cell (k = 128 per cluster, c = 5, gamma = 2, eta = 0.01), the error on
+    1000 sampled rows as the authors' demos measure it: lsokl's MEKA with its own draws over 10
+    seeds against the authors' code with its own randomness over 12 Octave seeds (stored). Same
+    algorithm, so the two samples must look like one distribution: medians within 20% (the spec's
+    MEKA tolerance) and no location shift (Mann-Whitney p > 0.05)."""
+    import pandas as pd
+    from scipy.stats import mannwhitneyu
+
+    from lsokl import data
+    from lsokl.approx.meka import MEKA
+    from lsokl.approx.metrics import relative_error
+
+    ref = pd.read_csv(DATA / "meka_octave_own_errors.csv")
+    theirs = ref[ref["dataset"] == "pendigits"]["rel_error"].to_numpy()
+    assert len(theirs) >= 10
+    X = data.load("pendigits", split="all", scale="minmax", mirror=str(shared_data)).X
+    ours = []
+    for s in range(10):
+        m = MEKA(rank=128, clusters=5, gamma=2.0).fit(X, seed=np.random.SeedSequence([2026, s]))
+        ours.append(relative_error(m, X, 2.0, 1000, np.random.default_rng([2026, s, 1]))[0])
+    assert abs(np.median(ours) / np.median(theirs) - 1) < 0.20, (np.median(ours), np.median(theirs))
+    assert mannwhitneyu(ours, theirs).pvalue > 0.05
