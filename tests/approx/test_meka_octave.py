@@ -14,9 +14,8 @@ position of the C library's rand() stream it drew from; lsokl's restatement on t
 return the same labels and centres.
 
 ``meka_octave_own_errors.csv``: the relative error (demos' formula, 1000 sampled rows) of the
-authors' code with its own randomness (MEX k-means, randsample, randperm; Octave seeds 1..12, cadata
-1..24) at the
-Table 7/8 settings; lsokl's error distribution with its own draws must match it.
+authors' code with its own randomness (MEX k-means, randsample, randperm; Octave seeds 1..12,
+cadata 1..24) at the Table 7/8 settings; lsokl's error distribution with its own draws must match it.
 """
 from __future__ import annotations
 
