@@ -74,3 +74,30 @@ def test_table8_wine_tolerance_is_absolute_and_cpusmall_meka_is_15_percent(tmp_p
     cpu = cmp[(cmp["dataset"] == "cpusmall") & (cmp["learner"] == "meka")].iloc[0]
     assert cpu["tolerance"] == "±15%" and bool(cpu["within"]) is True
     assert np.isnan(cmp[(cmp["dataset"] == "census")].iloc[0]["median"])  # not in the registry
+
+
+def test_memory_parity_uses_the_papers_k_and_c_and_table4(tmp_path):
+    """Item 2 of issue 27: per method the floats stored, Table 4's formula at the paper's k/c
+    columns (pendigit: k = 128, c = 5; n = 10992) and the rank that would match MEKA's memory."""
+    store = ResultStore(tmp_path).ensure()
+    n, k = 10992, 128
+    mems = {"nystrom": n * k, "rks": n * 2 * k, "meka": 1_985_240}
+    for learner, mem in mems.items():
+        rec = _record("pendigits", learner, learner, 0, 0.1)
+        rec["approximation"] = {"memory": mem, "n_train": n, "rank": 640 if learner == "meka" else k,
+                                "timings": {"total": 1.0}}
+        store.write(rec)
+    par = meka.memory_parity(meka.records(tmp_path), meka.published(7))
+    pen = par[par["dataset"] == "pendigit"].set_index("learner")
+    assert (pen["k"] == 128).all() and (pen["c"] == 5).all()  # the paper's k/c columns
+    assert pen.loc["nystrom", "table4_floats"] == n * 128 == pen.loc["nystrom", "floats"]
+    assert pen.loc["meka", "table4_floats"] == n * 128 + (5 * 128) ** 2  # nk + (ck)^2 = 1,816,576
+    assert pen.loc["meka", "rank_received"] == "128 per cluster, 640 in total"
+    assert pen.loc["nystrom", "rank_at_meka_memory"] == pytest.approx(1_985_240 / n)
+    assert pen.loc["rks", "rank_at_meka_memory"] == pytest.approx(1_985_240 / (2 * n))
+    assert pen.loc["rks", "vs_meka"] == pytest.approx(2 * n * k / 1_985_240)
+    assert np.isnan(pen.loc["knys", "floats"])  # no run: nothing invented
+    meka.table7(tmp_path, tmp_path / "report")
+    text = (tmp_path / "report" / "table.md").read_text()
+    assert "| pendigit | 10,992 | MEKA | 128 per cluster, 640 in total | 1,985,240 | n k + (c k)^2 | 1,816,576 |" in text
+    assert "| pendigit | 10,992 | Nys | 128 | 1,406,976 | n k | 1,406,976 | 0.71 | 180.6 |" in text

@@ -184,7 +184,7 @@ class MEKA(KernelApproximation):
             for s, idx in enumerate(members):
                 k_s = int(self.ranks_[s])
                 m_s = int(min(round(self.landmark_factor * k_s), len(idx)))
-                lm = idx[np.sort(r_diag.choice(len(idx), m_s, replace=False))]
+                lm = idx[self._landmark_positions(s, len(idx), m_s, r_diag)]
                 fmap = landmark_map(X[lm], gamma, k_s)
                 self.maps_.append(fmap)
                 self.blocks_.append(map_rows(fmap, stream, idx))
@@ -233,12 +233,23 @@ class MEKA(KernelApproximation):
         for u in (s, t):
             n_u = len(self.members_[u])
             take = int(min(math.ceil(self.link_oversample * self.ranks_[u]), n_u))
-            rows.append(np.sort(rng.choice(n_u, take, replace=False)))
+            rows.append(self._link_positions(s, t, u, n_u, take, rng))
         A = self.blocks_[s][rows[0]]
         B = self.blocks_[t][rows[1]]
         gs, gt = self.members_[s][rows[0]], self.members_[t][rows[1]]
         G_hat = gaussian_block(X[gs], X[gt], gamma, A_sqn=sqn[gs], B_sqn=sqn[gt])
         return pinv_solve(A.T @ A, pinv_solve(B.T @ B, (A.T @ G_hat) @ B, right=True))
+
+    # ------------------------------------------------------------------ the random draws
+    # (one method each, so that a test can inject the draws of the authors' code: the harness in
+    # tests/approx/meka_octave.py runs meka.m and this class on the same partition and points)
+    def _landmark_positions(self, s: int, n_s: int, m_s: int, rng) -> np.ndarray:
+        """Positions (inside cluster s) of its m_s landmarks: uniform without replacement (Nys.m)."""
+        return np.sort(rng.choice(n_s, m_s, replace=False))
+
+    def _link_positions(self, s: int, t: int, u: int, n_u: int, take: int, rng) -> np.ndarray:
+        """Positions (inside cluster u, one of the pair s < t) of the rows sampled for L_st."""
+        return np.sort(rng.choice(n_u, take, replace=False))
 
     def _columns(self) -> int:
         return int(self.total_rank) if self.total_rank is not None else int(self.clusters) * int(self.rank)

@@ -94,6 +94,7 @@ def records(root, config=None) -> pd.DataFrame:
             "rep": r["permutation"], "status": r["status"], "metric": r["metric"],
             "value": r["value"], "time_s": r["time_s"], "memory": a.get("memory"),
             "timings": a.get("timings"), "cpu_timings": a.get("cpu_timings"), "block_ranks": a.get("block_ranks"),
+            "n_train": a.get("n_train", a.get("n")), "total_rank": a.get("rank"),
             "test_accuracy": h.get("test_accuracy"), "train_time_s": h.get("train_time_s"),
             "error": (r.get("error") or {}).get("message"),
         })
@@ -193,9 +194,72 @@ def table7(root, out, config=None) -> pd.DataFrame:
     df = records(root, config)
     cmp = _compare(df, published(7), "rel_error", T7_TOL)
     lines = _markdown(cmp, "MEKA Table 7: relative kernel approximation error ||G - G~||_F / ||G||_F", "relative error")
-    lines += ["", _order_check(cmp, "pendigit")] + _variants(df, cmp) + _footer(root, df)
+    lines += ["", _order_check(cmp, "pendigit")] + _variants(df, cmp)
+    lines += _parity_markdown(memory_parity(df, published(7))) + _footer(root, df)
     _write(out, cmp, lines)
     return cmp
+
+
+# Table 4's storage column, at the rank Tables 7/8 give each method (k; MEKA: k per cluster, c
+# clusters). Table 4 states it at rank ck (Nystrom/RKS "O(cnk)", MEKA "O(nk + (ck)^2)"); ENys and
+# Fastfood are not in Table 4 and are counted as the factor they store.
+TABLE4 = {"nystrom": ("n k", lambda n, k, c: n * k), "rnys": ("n k", lambda n, k, c: n * k),
+          "knys": ("n k", lambda n, k, c: n * k),
+          "enys": ("n k (not in Table 4: 3 experts of rank k/3)", lambda n, k, c: n * k),
+          "rks": ("n k", lambda n, k, c: n * k),
+          "fastfood": ("n k (not in Table 4)", lambda n, k, c: n * k),
+          "meka": ("n k + (c k)^2", lambda n, k, c: n * k + (c * k) ** 2)}
+# floats lsokl stores per unit of a method's rank parameter, per training point (for the rank at
+# MEKA's memory): the Nystrom family stores k columns, RKS and Fastfood cos and sin (2 per frequency)
+PER_RANK = {"nystrom": 1, "rnys": 1, "knys": 1, "enys": 1, "rks": 2, "fastfood": 2}
+
+
+def memory_parity(df: pd.DataFrame, pub: pd.DataFrame) -> pd.DataFrame:
+    """Per published (dataset, method) cell: the floats lsokl stores (median over runs), Table 4's
+    formula and its value at the paper's k and c and the run's n, the rank the method received,
+    its memory relative to MEKA's, and the rank that would store as many floats as MEKA does."""
+    out = []
+    for (dsname, k, c), cells in pub.groupby(["dataset", "k", "c"], sort=False):
+        ds = DATASETS.get(dsname)
+        grp = df[(df["dataset"] == ds) & (df["status"] == "ok")] if ds and len(df) else df.iloc[0:0]
+        k, c = int(k), int(c)
+        meka_mem = grp[grp["algorithm"] == "meka"]["memory"].median() if len(grp) else np.nan
+        for method in cells["method"]:
+            learner = METHODS[method]
+            g = grp[grp["algorithm"] == learner]
+            n = float(g["n_train"].median()) if len(g) and g["n_train"].notna().any() else np.nan
+            mem = float(g["memory"].median()) if len(g) and g["memory"].notna().any() else np.nan
+            text, formula = TABLE4[learner]
+            total = g["total_rank"].median() if len(g) and g["total_rank"].notna().any() else c * k
+            received = f"{k} per cluster, {int(total)} in total" if learner == "meka" else f"{k}"
+            per = PER_RANK.get(learner)
+            out.append({"dataset": dsname, "method": DISPLAY.get(learner, learner), "learner": learner,
+                        "n": n, "k": k, "c": c, "rank_received": received, "floats": mem,
+                        "table4_formula": text,
+                        "table4_floats": float(formula(n, k, c)) if np.isfinite(n) else np.nan,
+                        "vs_meka": mem / meka_mem if np.isfinite(mem) and np.isfinite(meka_mem) else np.nan,
+                        "rank_at_meka_memory": (meka_mem / (per * n) if per and np.isfinite(meka_mem)
+                                                and np.isfinite(n) else np.nan)})
+    return pd.DataFrame(out)
+
+
+def _parity_markdown(par: pd.DataFrame) -> list[str]:
+    par = par[np.isfinite(par["floats"])] if len(par) else par
+    if not len(par):
+        return []
+    lines = ["", "Memory parity (the paper: \"for a given k, every method has roughly the same amount of "
+             "memory\"): floats stored per method (median over runs), Table 4's storage formula at the "
+             "paper's k and c and this run's n, the rank each method received (Tables 7/8 give every "
+             "baseline rank k, MEKA rank k per cluster), its memory relative to MEKA's, and the rank a "
+             "baseline would need to store as many floats as MEKA (RKS/Fastfood: frequencies, 2 floats "
+             "each per point).", "",
+             "| dataset | n | method | rank received | floats stored | Table 4 formula | formula value | "
+             "memory / MEKA's | rank at MEKA's memory |", "|---|---|---|---|---|---|---|---|---|"]
+    for _, r in par.iterrows():
+        at = "—" if r["learner"] == "meka" or not np.isfinite(r["rank_at_meka_memory"]) else f"{r['rank_at_meka_memory']:.1f}"
+        lines.append(f"| {r['dataset']} | {r['n']:,.0f} | {r['method']} | {r['rank_received']} | {r['floats']:,.0f} | "
+                     f"{r['table4_formula']} | {r['table4_floats']:,.0f} | {_fmt(r['vs_meka'], 2)} | {at} |")
+    return lines
 
 
 def _variants(df, cmp) -> list[str]:
@@ -223,6 +287,7 @@ def table8(root, out, config=None) -> pd.DataFrame:
     cmp.loc[sel, "tolerance"] = "±15%"
     cmp.loc[sel, "within"] = cmp.loc[sel, "deviation"].abs() <= 0.15
     lines = _markdown(cmp, "MEKA Table 8: kernel ridge regression test RMSE (MEKA = MEKA-PSD)", "test RMSE")
+    lines += _parity_markdown(memory_parity(df, published(8)))
     _write(out, cmp, lines + _footer(root, df))
     return cmp
 
