@@ -141,7 +141,7 @@ def test_a_config_device_reaches_the_cell_and_an_absent_one_fails_in_one_line(tm
             pytest.skip("a CUDA device is present: the cell would run")
     except ImportError:
         pass
-    summary = run_experiment(exp, tmp_path / "out", jobs=1)
+    run_experiment(exp, tmp_path / "out", jobs=1)
     records = list((tmp_path / "out" / "records").glob("*.json"))
     import json
     rec = json.loads(records[0].read_text())

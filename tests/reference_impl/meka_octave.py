@@ -56,7 +56,7 @@ def make_case(X: np.ndarray, k_total: int, gamma: float, c: int, eta: float, see
     as meka.m's ``find(idx == i)``)."""
     from lsokl.approx.clustering import meka_kmeans, nearest_centre
     from lsokl.approx.meka import allocate_ranks, dropped_pairs
-    from lsokl.learners.kernels import gaussian_block
+    from lsokl.compute.kernels import gaussian_block
 
     rng = np.random.default_rng(seed)
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -142,7 +142,7 @@ def injected_meka(case: dict):
 def run_lsokl_nystrom(case: dict):
     """(lsokl's Nys baseline on the case's landmarks (its one cluster's draw), error on its rows)."""
     from lsokl.approx.nystrom import Nystrom
-    from lsokl.learners.kernels import gaussian_block
+    from lsokl.compute.kernels import gaussian_block
 
     class InjectedNystrom(Nystrom):
         def _landmarks(self, X, rng):
@@ -156,7 +156,7 @@ def run_lsokl_nystrom(case: dict):
 
 def run_lsokl(case: dict):
     """(fitted MEKA, relative error on the case's rows)."""
-    from lsokl.learners.kernels import gaussian_block
+    from lsokl.compute.kernels import gaussian_block
 
     m = injected_meka(case).fit(case["X"])
     X, rows = case["X"], case["rows"]
