@@ -53,7 +53,9 @@ def _fetch(names: Iterable[str], echo: Callable) -> None:
         try:
             fetch(name)
         except MissingFileError as exc:
-            echo(f"  missing: {exc}")
+            from ..runner.run import fetch_hint
+
+            echo(f"  missing: {exc}; {fetch_hint(name)}")
 
 
 def _config(name: str) -> Path:
@@ -138,15 +140,18 @@ def convergence_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> 
 def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     from ..report import meka as report
 
-    config = item.configs[0]
     before = f"Measured on {report.machine_load()}."
-    code = _run(config, folder, {**opts, "jobs": opts.get("jobs") or 1}, echo, quiet=True)
+    code = 0
+    for config in item.configs:  # e.g. Table 2's stand-in and the paper's own (large, absent here) datasets
+        code = _run(config, folder, {**opts, "jobs": opts.get("jobs") or 1}, echo, quiet=True) or code
     which = item.options["report"]
     fn = report.TABLES[which]
+    configs = tuple(_config(c) for c in item.configs)
+    configs = configs[0] if len(configs) == 1 else configs
     if which == "table5":
-        fn(folder, folder / "report", load=f"{before} (at the start of the run)", config=_config(config))
+        fn(folder, folder / "report", load=f"{before} (at the start of the run)", config=configs)
     else:
-        fn(folder, folder / "report", config=_config(config))
+        fn(folder, folder / "report", config=configs)
     shutil.copy(folder / "report" / "table.md", folder / f"{folder.name}.md")
     return code
 
