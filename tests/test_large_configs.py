@@ -115,7 +115,7 @@ def test_absent_large_set_is_reported_with_the_fetch_hint_and_present_ones_run(t
     cfg = tmp_path / "tiny.yaml"
     cfg.write_text(TINY)
     res = CliRunner().invoke(app, ["run", str(cfg), "--results", str(tmp_path / "res"), "-j", "1", "-q"],
-                             terminal_width=400)
+                             terminal_width=80)  # a narrow terminal: the line must not wrap
     assert res.exit_code == 0, res.output
     lines = [ln for ln in res.output.splitlines() if "missing:" in ln]
     assert len(lines) == 1 and "poker-full" in lines[0], res.output
@@ -141,3 +141,24 @@ def test_reproduce_fetch_step_says_how_to_get_an_absent_set(tmp_path, monkeypatc
     said = []
     reproduce._fetch(["mnist2m"], said.append)
     assert [s for s in said if "missing:" in s and "`lsokl fetch mnist2m`" in s], said
+
+
+def test_reproduce_of_absent_sets_only_reports_them_one_line_each(tmp_path, monkeypatch):
+    """`lsokl reproduce ITEM -d <absent sets>`: one `missing:` line per set with the fetch hint (not
+    wrapped on a narrow terminal), nothing run, nothing to report, and the partial run stays in
+    runs/partial (the committed folders are not touched)."""
+    from lsokl.cli import app
+
+    (tmp_path / "mirror").mkdir()
+    monkeypatch.setenv("LSOKL_DATA_MIRROR", str(tmp_path / "mirror"))
+    monkeypatch.setenv("LSOKL_DATA_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["reproduce", "lsokl2016:table9", "-d", "casp", "-d", "year"], terminal_width=80)
+    assert res.exit_code == 0, res.output
+    for name in ("casp", "year"):
+        hits = [ln for ln in res.output.splitlines() if ln.startswith("missing:") and f"dataset {name} " in ln]
+        assert len(hits) == 1 and f"`lsokl fetch {name}`" in hits[0], res.output
+    assert "nothing to report" in res.output
+    missing = json.loads((tmp_path / "runs" / "partial" / "results" / "table9" / "missing.json").read_text())
+    assert set(missing) == {"casp", "year"}
+    assert not (tmp_path / "results").exists()

@@ -89,12 +89,21 @@ def _run(config: str, folder: Path, opts: dict, echo: Callable, quiet: bool = Fa
 def online_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     config = item.configs[0]
     code = _run(config, folder, opts, echo)
+    if not _has_records(folder):  # e.g. a partial run (-d) of datasets that are all absent
+        echo(f"no records in {folder}: nothing to report (the missing datasets are listed above)")
+        return code
     # report even when some cells failed: the table shows which
     rcode = _lsokl(["report", folder, "--out", folder / "report", "--paper", item.published, "--compact"])
     table = folder / "report" / "table.md"
     if table.exists():  # the headline file: results/<table>/<table>.md
         (folder / f"{config}.md").write_text(table.read_text())
     return code or rcode
+
+
+def _has_records(folder: Path) -> bool:
+    from ..results import ResultStore
+
+    return (folder / "records").is_dir() and next(iter(ResultStore(folder).records()), None) is not None
 
 
 def batch_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
