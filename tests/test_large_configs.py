@@ -22,6 +22,7 @@ LARGE = {
     "table7": ("shuttle", "acoustic", "covtype", "poker-full"),
     "table9": ("casp", "slice", "year"),
     "bpegasosm-table1": ("covtype",),
+    "dsg-forest": ("covtype-binary",),
     "meka-table2-paper": ("ijcnn1", "covtype-binary", "census-income"),
     "meka-table5": ("ijcnn1", "covtype-binary"),
     "meka-table7": ("ijcnn1", "covtype-binary"),

@@ -33,12 +33,13 @@ ITEMS = [
          folder="results/dsg", layout="dsg.md (E2), e2.json, figures/e2-mnist-8v6-virtual.png|svg",
          claim="random/Nystrom-feature methods beat the full-kernel methods here (low-rank structure)",
          recipe="dsg", options={"experiments": ("e2",)}, score=scoring.no_score),
-    Item("dsg2014:fig1-forest", "Fig. 1(3): Forest (covtype), K-SVM", "figure", "not-implemented",
+    Item("dsg2014:fig1-forest", "Fig. 1(3): Forest (covtype), K-SVM", "figure", "planned", configs=("dsg-forest",),
          datasets=(D("covtype-binary", "absent", paper="Forest",
                      note="LIBSVM's covtype.binary (0.5M x 54, class 2 vs rest); not in the offline mirror: "
                           "`lsokl fetch covtype-binary` (upstream) or a mirror holding it"),),
-         reason="covtype-binary is not in the offline mirror and the paper gives no settings for Forest "
-                "(spec DSG.md: E3 skipped; no released code for it)"),
+         reason="configs/dsg-forest.yaml lists covtype-binary, which is not in the offline mirror (`lsokl run "
+                "dsg-forest` reports it missing, and runs it where fetched); the paper gives no width, step or split "
+                "for Forest, so the config states its own (spec DSG.md: E3); no committed result yet"),
     Item("dsg2014:fig1-mnist8m", "Fig. 1(4): MNIST8M, K-logistic (multi-class)", "figure", "analogue",
          datasets=(D("mnist", "stand-in", paper="MNIST8M",
                      note="MNIST-10k split 8k/2k with the authors' MATLAB preprocessing (the paper: 8.1M)"),
