@@ -52,10 +52,9 @@ def _fetch(names: Iterable[str], echo: Callable) -> None:
         echo(f"fetching {name} ...")
         try:
             fetch(name)
-        except MissingFileError as exc:
-            from ..runner.run import fetch_hint
-
-            echo(f"  missing: {exc}; {fetch_hint(name)}")
+        except MissingFileError:
+            # said once, by the run's `missing:` line (with how to get it) and in missing.json
+            echo(f"  {name} is absent: the run below skips it and says how to get it")
 
 
 def _config(name: str) -> Path:
