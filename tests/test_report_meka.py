@@ -74,3 +74,19 @@ def test_table8_wine_tolerance_is_absolute_and_cpusmall_meka_is_15_percent(tmp_p
     cpu = cmp[(cmp["dataset"] == "cpusmall") & (cmp["learner"] == "meka")].iloc[0]
     assert cpu["tolerance"] == "±15%" and bool(cpu["within"]) is True
     assert np.isnan(cmp[(cmp["dataset"] == "census")].iloc[0]["median"])  # not in the registry
+
+
+def test_records_of_several_configs_run_into_one_folder(tmp_path):
+    """MEKA Table 2 runs its stand-in config and the paper's config into one folder: the report keeps
+    the current cells of both."""
+    one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"
+    one.write_text("protocol: approximation\npermutations: 1\ndatasets: [digits]\n"
+                   "algorithms: {nystrom: {rank: 4, gamma: 0.05}}\n")
+    two.write_text("protocol: approximation\npermutations: 1\ndatasets: [iris]\n"
+                   "algorithms: {nystrom: {rank: 2, gamma: 0.5}}\n")
+    store = ResultStore(tmp_path).ensure()
+    store.write(_record("digits", "nystrom", "nystrom", 0, 0.5, load_params(one)))
+    store.write(_record("iris", "nystrom", "nystrom", 0, 0.7, load_params(two)))
+    store.write(_record("iris", "nystrom", "nystrom", 0, 0.9, {**load_params(two), "old": 1}))
+    assert sorted(meka.records(tmp_path, (one, two))["value"].tolist()) == [0.5, 0.7]
+    assert meka.records(tmp_path, one)["value"].tolist() == [0.5]
