@@ -155,3 +155,21 @@ def test_reproduce_of_absent_sets_only_reports_them_one_line_each(tmp_path, monk
     missing = json.loads((tmp_path / "runs" / "partial" / "results" / "table9" / "missing.json").read_text())
     assert set(missing) == {"casp", "year"}
     assert not (tmp_path / "results").exists()
+
+
+def test_reproduce_of_a_two_config_item_runs_each_config_on_its_own_selected_sets(tmp_path, monkeypatch):
+    """MEKA Table 2 runs its stand-in config and the paper's: `-d ijcnn1` (only in the paper's config)
+    runs that config and skips the other instead of failing on an unknown dataset."""
+    from lsokl.cli import app
+
+    (tmp_path / "mirror").mkdir()
+    monkeypatch.setenv("LSOKL_DATA_MIRROR", str(tmp_path / "mirror"))
+    monkeypatch.setenv("LSOKL_DATA_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["reproduce", "meka2017:table2", "-d", "ijcnn1"], terminal_width=80)
+    assert res.exit_code == 0, res.output
+    assert "meka-table2: none of the selected datasets, skipped" in res.output
+    hits = [ln for ln in res.output.splitlines() if ln.startswith("missing:") and "dataset ijcnn1 " in ln]
+    assert len(hits) == 1 and "`lsokl fetch ijcnn1`" in hits[0], res.output
+    folder = tmp_path / "runs" / "partial" / "results" / "meka-table2"
+    assert set(json.loads((folder / "missing.json").read_text())) == {"ijcnn1"}
