@@ -226,9 +226,10 @@ def test_table3_config_expands_to_the_papers_settings():
     from lsokl.runner import selection
 
     exp = load_config(Path(__file__).resolve().parents[1] / "configs" / "table3.yaml")
-    assert exp.protocol == "holdout" and set(exp.datasets) == {"w7a", "a9a", "w8a", "codrna", "kddcup99"}
+    assert exp.protocol == "holdout" and set(exp.datasets) == {"w7a", "a9a", "w8a", "codrna", "kddcup99",
+                                                                  "kddcup99-full"}
     headers = {"w7a": (400, 1600), "codrna": (400, 1600), "a9a": (1000, 4000), "w8a": (1000, 4000),
-               "kddcup99": (200, 400)}
+               "kddcup99": (200, 400), "kddcup99-full": (200, 400)}
     for ds, (B, D) in headers.items():
         cells = [c for c in exp.cells if c.dataset == ds]
         counts = {}

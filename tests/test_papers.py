@@ -224,8 +224,8 @@ def test_list_prints_every_item_with_its_status():
 
 
 def test_a_not_implemented_item_is_refused_with_its_reason(tmp_path):
-    res = CliRunner().invoke(app, ["reproduce", "dsg2014:fig1-forest", "--root", str(tmp_path)])
-    assert res.exit_code == 2 and "not-implemented" in res.output and "covtype" in res.output
+    res = CliRunner().invoke(app, ["reproduce", "dsg2014:fig1-cifar10", "--root", str(tmp_path)])
+    assert res.exit_code == 2 and "not-implemented" in res.output and "CIFAR10" in res.output
     assert not (tmp_path / FILE).exists()
 
 

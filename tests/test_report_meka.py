@@ -101,3 +101,19 @@ def test_memory_parity_uses_the_papers_k_and_c_and_table4(tmp_path):
     text = (tmp_path / "report" / "table.md").read_text()
     assert "| pendigit | 10,992 | MEKA | 128 per cluster, 640 in total | 1,985,240 | n k + (c k)^2 | 1,816,576 |" in text
     assert "| pendigit | 10,992 | Nys | 128 | 1,406,976 | n k | 1,406,976 | 0.71 | 180.6 |" in text
+
+
+def test_records_of_several_configs_run_into_one_folder(tmp_path):
+    """MEKA Table 2 runs its stand-in config and the paper's config into one folder: the report keeps
+    the current cells of both."""
+    one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"
+    one.write_text("protocol: approximation\npermutations: 1\ndatasets: [digits]\n"
+                   "algorithms: {nystrom: {rank: 4, gamma: 0.05}}\n")
+    two.write_text("protocol: approximation\npermutations: 1\ndatasets: [iris]\n"
+                   "algorithms: {nystrom: {rank: 2, gamma: 0.5}}\n")
+    store = ResultStore(tmp_path).ensure()
+    store.write(_record("digits", "nystrom", "nystrom", 0, 0.5, load_params(one)))
+    store.write(_record("iris", "nystrom", "nystrom", 0, 0.7, load_params(two)))
+    store.write(_record("iris", "nystrom", "nystrom", 0, 0.9, {**load_params(two), "old": 1}))
+    assert sorted(meka.records(tmp_path, (one, two))["value"].tolist()) == [0.5, 0.7]
+    assert meka.records(tmp_path, one)["value"].tolist() == [0.5]

@@ -14,8 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 
 T7_SMALL = ("dna", "mnist", "satimage")  # B = 200: Table 7's first three columns
-T7_LARGE = ("usps", "letter", "shuttle", "acoustic", "covtype", "poker")
-T7_NO_UNBUDGETED = ("acoustic", "covtype", "poker")
+T7_LARGE = ("usps", "letter", "shuttle", "acoustic", "covtype", "poker", "poker-full")
+T7_NO_UNBUDGETED = ("acoustic", "covtype", "poker", "poker-full")
 T7_ALGOS = ("perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "bpas", "bogd",
             "fogd", "nogd")
 UNBUDGETED = {"perceptron", "ogd", "norma"}
@@ -36,7 +36,7 @@ def test_table7_grid():
         expected = [a for a in T7_ALGOS if not (ds in T7_NO_UNBUDGETED and a in UNBUDGETED)]
         assert sorted(row) == sorted(expected), ds
         assert all(n == 20 for n in row.values()), (ds, row)
-    assert len(exp.cells) == 20 * (10 * 6 + 8 * 3)
+    assert len(exp.cells) == 20 * (10 * 6 + 8 * 4)
     for ds in T7_SMALL + T7_LARGE:
         for alg in counts[ds]:
             p = _params(exp, ds, alg)

@@ -248,9 +248,11 @@ def run(
         if lock is not None:
             lock.release()
     ran = sum(summary.ran.values())
+    from rich.markup import escape
+
     for name, why in summary.missing.items():
-        console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({why})",
-                      highlight=False)
+        console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({escape(why)})",
+                      highlight=False, soft_wrap=True)  # one line each, however long
     console.print(
         f"[bold]{summary.selected} cells[/bold]: {summary.ran['ok']} done, {summary.skipped_ok} skipped "
         f"(already done), {summary.ran['failed']} failed, {summary.ran['diverged']} diverged, "

@@ -68,7 +68,7 @@ def reproduce(
         else:
             raise LsoklError("give an item (e.g. lsokl2016:table9), --all, --list or --scoreboard")
         rows = rep.reproduce(chosen, root, command=_command, jobs=jobs, datasets=dataset, algorithms=algorithm,
-                             retry_failed=retry_failed, echo=lambda m: console.print(escape(m), highlight=False))
+                             retry_failed=retry_failed, echo=lambda m: console.print(escape(m), highlight=False, soft_wrap=True))
     except LsoklError as exc:
         console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)

@@ -13,7 +13,8 @@ from . import scoring
 
 _T1 = (D("usps", "same", paper="USPS"), D("letter-uci", "same", paper="LETTER"),
        D("covtype", "absent", paper="COVERTYPE",
-         note="not in the offline mirror; `lsokl fetch covtype` where LIBSVM's site is reachable"),
+         note="LIBSVM's covtype.scale, random 20% test cut; not in the offline mirror: `lsokl fetch covtype` "
+              "(upstream) or a mirror holding it, then the config's cells run"),
        D("waveform", "subset", paper="WAVEFORM",
          note="the generator's stream at n = 10^5 and 10^6 (the paper: 2M points)"),
        D("checkerboard", "subset", paper="CHECKERB",

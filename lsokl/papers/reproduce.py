@@ -52,8 +52,9 @@ def _fetch(names: Iterable[str], echo: Callable) -> None:
         echo(f"fetching {name} ...")
         try:
             fetch(name)
-        except MissingFileError as exc:
-            echo(f"  missing: {exc}")
+        except MissingFileError:
+            # said once, by the run's `missing:` line (with how to get it) and in missing.json
+            echo(f"  {name} is absent: the run below skips it and says how to get it")
 
 
 def _config(name: str) -> Path:
@@ -62,12 +63,19 @@ def _config(name: str) -> Path:
     return resolve_config(name)
 
 
-def _run(config: str, folder: Path, opts: dict, echo: Callable, quiet: bool = False) -> int:
-    """Fetch the config's datasets (those selected with -d), then ``lsokl run`` it into ``folder``."""
+def _run(config: str, folder: Path, opts: dict, echo: Callable, quiet: bool = False, several: bool = False) -> int:
+    """Fetch the config's datasets (those selected with -d), then ``lsokl run`` it into ``folder``.
+    ``several``: one of an item's several configs, so a -d dataset may belong to another of them."""
     from ..config import load_config
 
     path = _config(config)
     exp = load_config(path)
+    if several and opts.get("datasets"):
+        keep = tuple(d for d in opts["datasets"] if d in exp.datasets)
+        if not keep:
+            echo(f"  {config}: none of the selected datasets, skipped")
+            return 0
+        opts = {**opts, "datasets": keep}
     _fetch([d for d in exp.datasets if not opts.get("datasets") or d in opts["datasets"]], echo)
     args = ["run", path, "--results", folder]
     if opts.get("jobs"):
@@ -87,12 +95,21 @@ def _run(config: str, folder: Path, opts: dict, echo: Callable, quiet: bool = Fa
 def online_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     config = item.configs[0]
     code = _run(config, folder, opts, echo)
+    if not _has_records(folder):  # e.g. a partial run (-d) of datasets that are all absent
+        echo(f"no records in {folder}: nothing to report (the missing datasets are listed above)")
+        return code
     # report even when some cells failed: the table shows which
     rcode = _lsokl(["report", folder, "--out", folder / "report", "--paper", item.published, "--compact"])
     table = folder / "report" / "table.md"
     if table.exists():  # the headline file: results/<table>/<table>.md
         (folder / f"{config}.md").write_text(table.read_text())
     return code or rcode
+
+
+def _has_records(folder: Path) -> bool:
+    from ..results import ResultStore
+
+    return (folder / "records").is_dir() and next(iter(ResultStore(folder).records()), None) is not None
 
 
 def batch_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
@@ -138,15 +155,19 @@ def convergence_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> 
 def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     from ..report import meka as report
 
-    config = item.configs[0]
     before = f"Measured on {report.machine_load()}."
-    code = _run(config, folder, {**opts, "jobs": opts.get("jobs") or 1}, echo, quiet=True)
+    code = 0
+    for config in item.configs:  # e.g. Table 2's stand-in and the paper's own (large, absent here) datasets
+        code = _run(config, folder, {**opts, "jobs": opts.get("jobs") or 1}, echo, quiet=True,
+                    several=len(item.configs) > 1) or code
     which = item.options["report"]
     fn = report.TABLES[which]
+    configs = tuple(_config(c) for c in item.configs)
+    configs = configs[0] if len(configs) == 1 else configs
     if which == "table5":
-        fn(folder, folder / "report", load=f"{before} (at the start of the run)", config=_config(config))
+        fn(folder, folder / "report", load=f"{before} (at the start of the run)", config=configs)
     else:
-        fn(folder, folder / "report", config=_config(config))
+        fn(folder, folder / "report", config=configs)
     shutil.copy(folder / "report" / "table.md", folder / f"{folder.name}.md")
     return code
 
@@ -156,7 +177,7 @@ def bpegasosm(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 
     code = 0
     for config in item.configs:
-        code = _run(config, folder, opts, echo) or code
+        code = _run(config, folder, opts, echo, several=len(item.configs) > 1) or code
     report.report(folder)
     return code
 

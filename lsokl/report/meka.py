@@ -73,14 +73,16 @@ def published(table: int) -> pd.DataFrame:
 
 
 def records(root, config=None) -> pd.DataFrame:
-    """The records under ``root``; with ``config`` (a path), only those of its current cells (a
-    results folder keeps records of earlier settings, e.g. before a parameter was added)."""
+    """The records under ``root``; with ``config`` (a path, or several run into the same folder), only
+    those of their current cells (a results folder keeps records of earlier settings, e.g. before a
+    parameter was added)."""
     wanted = None
     if config is not None:
         from ..config import load_config
 
+        paths = config if isinstance(config, (list, tuple)) else (config,)
         wanted = {(c.dataset, c.algorithm, json.dumps(c.param_dict, sort_keys=True))
-                  for c in load_config(config).cells}
+                  for path in paths for c in load_config(path).cells}
     rows = []
     for r in ResultStore(root).records():
         if wanted is not None and (r["dataset"], r["algorithm"],

@@ -98,6 +98,12 @@ def warn_permutation_over_memory(spec: DatasetSpec, X, available: int | None = N
 MISSING_FILE = "missing.json"
 
 
+def fetch_hint(name: str) -> str:
+    """How to get an absent dataset, in the one line `lsokl run` prints and missing.json records."""
+    return (f"get it with `lsokl fetch {name}` (its upstream URL) or from a mirror laid out like the shared "
+            f"data folder (`lsokl fetch {name} --mirror DIR`, or LSOKL_DATA_MIRROR)")
+
+
 def write_missing(root: Path, missing: dict) -> None:
     """Record (or clear) the datasets this results folder could not load: ``missing.json``, read by
     the report. Entries of datasets loaded now are dropped; others from earlier runs are kept."""
@@ -206,7 +212,7 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
         except MissingFileError as exc:
             # a dataset whose files are absent (e.g. not in the offline mirror) is skipped and
             # listed in missing.json, so one absent file does not stop the rest of the grid
-            missing[name] = str(exc)
+            missing[name] = f"{exc}; {fetch_hint(name)}"
             continue
         ds = prep.train
         if spec.permutation_source == "authors":
