@@ -23,13 +23,15 @@ def kern(A, B, sigma):
     return np.exp(-d2 / (2 * sigma * sigma))
 
 
-def golden(fun, lo, hi, tol=2e-4):
-    """argmax of fun on [lo, hi] by golden-section search; the midpoint of the last bracket."""
+def golden(fun, lo, hi, tol=2e-4, left_on_tie=False):
+    """argmax of fun on [lo, hi] by golden-section search; the midpoint of the last bracket.
+    ``left_on_tie``: equal probes keep the left part (BudgetedSVM's ``fp <= fq``)."""
     g = (math.sqrt(5) - 1) / 2
     a, b = lo, hi
     while b - a >= tol:
         c, d = b - g * (b - a), a + g * (b - a)
-        if fun(c) > fun(d):
+        fc, fd = fun(c), fun(d)
+        if fc > fd or (left_on_tie and fc == fd):
             b = d
         else:
             a = c
@@ -77,7 +79,7 @@ def merge_pair(am, an, k, quirks=False):
     a1 = float(np.sum(am[keep] / den[keep]))
     a2 = float(np.sum(an[keep] / den[keep]))
     lo, hi = bracket(a1, a2)
-    h = golden(lambda h: a1 * k ** ((1 - h) ** 2) + a2 * k ** (h * h), lo, hi)
+    h = golden(lambda h: a1 * k ** ((1 - h) ** 2) + a2 * k ** (h * h), lo, hi, left_on_tie=quirks)
     k1, k2 = k ** ((1 - h) ** 2), k ** (h * h)
     az = am * k1 + an * k2
     L = float(np.sum(am ** 2 + an ** 2 + 2 * k * am * an - az ** 2))
@@ -96,6 +98,8 @@ def bpegasos(X, y, order, n_classes, *, sigma, lam, budget=None, maintenance="sm
         yhat = int(np.argmax(f))
         mistakes += yhat != yt
         r = max((c for c in range(n_classes) if c != yt), key=lambda c: (f[c], -c))
+        if quirks and t == 1:
+            r = (yt + 1) % n_classes  # BudgetedSVM: the first SV's -1 goes to class (y + 1) mod C
         loss = 1 + f[r] - f[yt]
         dup = next((j for j in range(len(S)) if k[j] >= 1 - 1e-8), -1) if quirks else -1
         A = A * (1 - 1 / t)

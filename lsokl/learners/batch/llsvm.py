@@ -18,11 +18,13 @@ The recipe:
 
 What the libraries do, and what is written here:
 
-* k-means: :class:`sklearn.cluster.KMeans` (``algorithm="lloyd"``, ``init`` = the random rows,
-  ``n_init=1``, ``max_iter=kmeans_iter``, ``tol=0``). With tol 0 it stops early only when the
-  assignment no longer changes, after which further Lloyd steps are no-ops, so it does the same
-  iterations. One difference is kept: an empty cluster is moved to the point farthest from its
-  centre (scikit-learn) instead of a uniformly random row (BudgetedSVM).
+* k-means: written here (:meth:`LLSVM._lloyd`), ``kmeans_iter`` Lloyd steps as ``llsvm.cpp``'s
+  ``kMeans``: each row goes to the first nearest centre (lowest index on ties), each centre
+  becomes its rows' mean, and an **empty cluster restarts at a uniformly random row** (the tool's
+  ``rand() % N``, drawn in cluster order). scikit-learn's :class:`~sklearn.cluster.KMeans`
+  cannot do that last step (it moves an empty cluster to the point farthest from its centre),
+  and on binary-feature data (w7a, a9a) clusters do go empty: with the tool's own draws injected,
+  this reproduces its landmarks exactly (``tests/learners/test_llsvm_reference_runs.py``).
 * the mapping: the Nystrom map of NOGD (:class:`lsokl.compute.features.NystromMap`) with the
   eigenvalue-cut matrix of :meth:`NystromMap.eigen_cut_map`; nothing is copied.
 * chunk 1: :class:`sklearn.svm.LinearSVC` (``loss="hinge"``, ``dual=True``,
@@ -44,7 +46,6 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
@@ -209,6 +210,7 @@ class LLSVM(BatchClassifier):
         bounds = list(range(0, X.shape[0], self.chunk_size)) + [X.shape[0]]
         chunk1 = X[bounds[0]:bounds[1]]
         start = rng.choice(chunk1.shape[0], size=self.n_landmarks_, replace=False)
+        self._empty_rng = np.random.default_rng(int(seeds[0]))
         landmarks = self._landmarks(chunk1, start, int(seeds[0]))
         sigma = float(self.sigma_)
         M = NystromMap.eigen_cut_map(gaussian_gram(landmarks, landmarks, sigma), self.eigen_cut)
@@ -237,13 +239,38 @@ class LLSVM(BatchClassifier):
         rows = rows.toarray() if sp.issparse(rows) else np.array(rows, dtype=np.float64)
         if self.landmarks == "random" or self.kmeans_iter == 0:
             return np.ascontiguousarray(rows)
-        with warnings.catch_warnings():
-            # duplicate rows (common in binary-feature sets) can leave a cluster empty; that is
-            # part of the recipe, not something to warn about on every fit
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            km = KMeans(n_clusters=len(rows), init=rows, n_init=1, max_iter=self.kmeans_iter,
-                        tol=0.0, algorithm="lloyd", random_state=seed).fit(chunk)
-        return np.ascontiguousarray(km.cluster_centers_, dtype=np.float64)
+        return self._lloyd(chunk, np.ascontiguousarray(rows, dtype=np.float64))
+
+    def _empty_cluster_row(self, n: int) -> int:
+        """The row an empty cluster restarts at: uniform over the chunk (the tool: rand() % N)."""
+        return int(self._empty_rng.integers(n))
+
+    def _lloyd(self, chunk, centers: np.ndarray) -> np.ndarray:
+        """``kmeans_iter`` Lloyd steps from ``centers`` (see the module docstring), the distances
+        in row blocks so B x n is never held."""
+        n = chunk.shape[0]
+        sparse = sp.issparse(chunk)
+        xsq = (np.asarray(chunk.multiply(chunk).sum(axis=1)).ravel() if sparse
+               else np.einsum("ij,ij->i", chunk, chunk))
+        block = max(1, int(2 ** 22 // max(centers.shape[0], 1)))
+        idx = np.empty(n, dtype=np.int64)
+        for _ in range(int(self.kmeans_iter)):
+            csq = np.einsum("ij,ij->i", centers, centers)
+            for a in range(0, n, block):
+                cross = np.asarray(chunk[a:a + block] @ centers.T)
+                idx[a:a + block] = np.argmin(csq[None, :] + xsq[a:a + block, None] - 2.0 * cross, axis=1)
+            assign = sp.csr_matrix((np.ones(n), (idx, np.arange(n))), shape=(centers.shape[0], n))
+            sums = assign @ chunk
+            sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+            counts = np.bincount(idx, minlength=centers.shape[0])
+            for c in range(centers.shape[0]):
+                if counts[c] > 0:
+                    centers[c] = sums[c] / counts[c]
+                else:  # the tool keeps the cluster and restarts it at a random row
+                    r = self._empty_cluster_row(n)
+                    row = chunk[r]
+                    centers[c] = row.toarray().ravel() if sparse else row
+        return np.ascontiguousarray(centers)
 
     # ------------------------------------------------------------------ predict
     @property

@@ -86,10 +86,16 @@ def smallest_slot(alpha, age, m):
 
 
 @njit(**JIT)
-def golden_max(a1, a2, k, lo, hi):
+def golden_max(a1, a2, k, lo, hi, left_on_tie=False):
     """argmax over [lo, hi] of S(h) = a1 k^((1-h)^2) + a2 k^(h^2) (eq. 21) by golden-section
     search: ratio (sqrt5-1)/2, stop when the bracket is < 2e-4, return its midpoint.
-    k^e is evaluated as exp(e ln k) with ln k taken once (the search is the merge's hot loop)."""
+    k^e is evaluated as exp(e ln k) with ln k taken once (the search is the merge's hot loop).
+
+    ``left_on_tie``: S(c) == S(d) keeps the left part [a, d], as BudgetedSVM's
+    ``goldenSectionSearch`` (``fp <= fq`` on -S). It decides where a1 = a2 (two SVs with mirrored
+    alphas, common among never-merged SVs): S is then symmetric about 1/2, the first two probes tie
+    exactly, and for a small k S is bimodal, so the side decides h ~ 0 (z near x_n, the larger SV)
+    or h ~ 1 (z near x_m, a loss orders of magnitude larger, hence another partner)."""
     g = (math.sqrt(5.0) - 1.0) / 2.0
     lk = math.log(k) if k > 0.0 else -745.0  # k = 0: exp(e * -745) underflows to 0 for e > 0, 1 at e = 0
     a, b = lo, hi
@@ -98,7 +104,7 @@ def golden_max(a1, a2, k, lo, hi):
     fc = a1 * math.exp((1.0 - c) ** 2 * lk) + a2 * math.exp(c * c * lk)
     fd = a1 * math.exp((1.0 - d) ** 2 * lk) + a2 * math.exp(d * d * lk)
     while b - a >= GOLDEN_TOL:
-        if fc > fd:  # max in [a, d]
+        if fc > fd or (left_on_tie and fc == fd):  # max in [a, d]
             b, d, fd = d, c, fc
             c = b - g * (b - a)
             fc = a1 * math.exp((1.0 - c) ** 2 * lk) + a2 * math.exp(c * c * lk)
@@ -196,7 +202,7 @@ def merge_partner(alpha, mm, kmrow, m, scale, quirks, exact):
             a1 += am[r] / den
             a2 += an[r] / den
         lo, hi = merge_bracket(a1, a2)
-        h = exact_merge_h(am, an, k, lo, hi) if exact else golden_max(a1, a2, k, lo, hi)
+        h = exact_merge_h(am, an, k, lo, hi) if exact else golden_max(a1, a2, k, lo, hi, quirks)
         k1, k2 = k ** ((1.0 - h) ** 2), k ** (h * h)
         loss = 0.0
         for r in range(c):
@@ -319,6 +325,8 @@ def play(xs, sqn, y, order, start, stop, sv, sv_sqn, alpha, age, size, counts, s
         for r in range(c):
             if r != yt and (rr < 0 or scores[r] > scores[rr]):
                 rr = r
+        if quirks and t == 1:
+            rr = (yt + 1) % c  # BudgetedSVM: the first SV's -1 goes to class (y + 1) mod C
         counts[0] += 1
         if y_hat != yt:
             counts[1] += 1
