@@ -85,6 +85,11 @@ def main(argv=None) -> int:
     import torch
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cpu":  # torch on the CPU stands in for a GPU: one thread each, as lsokl's CPU path runs
+        from threadpoolctl import threadpool_limits
+
+        torch.set_num_threads(1)
+        threadpool_limits(1)
     sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
     gpu_name = torch.cuda.get_device_name(0) if device.startswith("cuda") else "none (torch on the CPU)"
     n_dsg = args.n_dsg or (20_000 if args.small else 2_000_000)
@@ -128,8 +133,9 @@ def main(argv=None) -> int:
                      "device_per_s": n_krr / t_dev,
                      "max_abs_diff": float(np.max(np.abs(to_numpy(p_dev) - p_cpu)))})
 
+    threads = "one thread each" if device == "cpu" else "the CPU path with its default BLAS threads"
     head = (f"device: {device} ({gpu_name}); torch {torch.__version__}; {machine()}; "
-            f"numpy path = lsokl's CPU code, one process")
+            f"numpy path = lsokl's CPU code, one process, {threads}")
     print(head)
     for r in rows:
         print(f"{r['what']}: CPU {r['cpu_s']:.2f} s ({r['cpu_per_s']:,.0f}/s), device {r['device_s']:.2f} s "
