@@ -157,7 +157,7 @@ def _write_section(path: Path, head: str, rows: list[dict], device: str, gpu_nam
         lines += ["**No GPU was available for this run**: the device column is torch on the CPU, standing",
                   "in for a GPU (it shows the Array API path works and what it costs on a CPU, not GPU speed).",
                   "The issue's target, >= 1 million samples/s for the bounded DSG pass at d = 784 on an H100, is",
-                  "unmeasured: this session was lent no GPU machine. `python benchmarks/gpu.py` on a CUDA machine",
+                  "unmeasured: no GPU was available for this run. `python benchmarks/gpu.py` on a CUDA machine",
                   "measures it at n = 2,000,000 and rewrites this section with the GPU's model.", ""]
     lines += [f"Revision {rev}. {head}. Wall clock after one warm-up call of each path; the two paths "
               "play the same model (numpy's draws from the same seed), the last column is how far the "
