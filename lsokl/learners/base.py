@@ -268,12 +268,10 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         if stream is not None:
             import scipy.sparse as sp
 
-            vals = stream.values if stream.is_sparse else stream.dense
-            if vals.dtype != np.float64 and isinstance(getattr(self, "sigma", None), str):
-                # "scale" reads float32 data in float64, as before issue 26 (a transient copy)
-                vals = vals.astype(np.float64)
-            X = sp.csr_matrix((vals, stream.indices, stream.indptr),
-                              shape=(stream.n_samples, stream.n_features)) if stream.is_sparse else vals
+            # float32 values as they are: data_variance converts them by blocks (dense) or
+            # whole (CSR values, a transient copy), the float64 copy's variance bit for bit
+            X = sp.csr_matrix((stream.values, stream.indices, stream.indptr),
+                              shape=(stream.n_samples, stream.n_features)) if stream.is_sparse else stream.dense
         fit_width(self, X)
 
     def _run_inputs(self, X, y, order):

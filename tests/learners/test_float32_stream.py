@@ -103,6 +103,7 @@ def _same_run(name, task, X, y, params, arrays):
     tb = b.run(X.astype(np.float64), y)
     assert ta.mistakes > 0 and ta.support_size > 0
     assert (ta.mistakes, ta.support_size) == (tb.mistakes, tb.support_size)
+    assert a.sigma_ == b.sigma_
     np.testing.assert_array_equal(ta.ckpt_mistakes, tb.ckpt_mistakes)
     for attr in arrays:  # bit for bit
         np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr), err_msg=attr)
@@ -115,7 +116,8 @@ def _same_run(name, task, X, y, params, arrays):
 def test_fogd_on_float32_is_the_float64_pass_bit_for_bit(sparse):
     X, y = _data()
     X = sp.csr_matrix(X) if sparse else X
-    _same_run("fogd", "binary", X, y, dict(sigma=2.0, n_fourier=24, eta=0.05, random_state=1),
+    # sigma="scale": the width from the float32 values (read without a copy) is the float64 one
+    _same_run("fogd", "binary", X, y, dict(sigma="scale", n_fourier=24, eta=0.05, random_state=1),
               ["w_"])
 
 
