@@ -161,3 +161,21 @@ def test_bounded_dsg_reads_float32_memmaps_without_data_sized_temporaries(tmp_pa
         create("dsg", **kw).fit_curve(X, y, X[:8], y[:8], order=np.arange(600))  # compile
         peak = _traced_peak(lambda: create("dsg", **kw).fit_curve(X, y, X[:8], y[:8]))
         assert peak < limit, f"{type(X).__name__}: {peak / 1e6:.1f} MB traced"
+
+
+def test_duplicate_row_ids_of_float32_rows_are_the_float64_ones():
+    """The memo's row ids compare float32 rows by their own bits (no float64 copy): equal iff
+    the float64 conversions are equal (the conversion is one to one)."""
+    from lsokl.compute.duplicates import repeated_row_ids, row_ids
+
+    X, _ = _data()
+    X[7, 3], X[8] = -0.0, X[7]  # -0.0 and 0.0 differ in both precisions
+    X[8, 3] = 0.0
+    for A in (X, sp.csr_matrix(X)):
+        s = Stream(A)
+        ids, n_ids = repeated_row_ids(s)
+        assert s.dtype == np.float32 and ids is not None  # the memo is on for these rows
+        ids64, n64 = row_ids(Stream(A.astype(np.float64)))
+        np.testing.assert_array_equal(ids, ids64)
+        assert n_ids == n64
+        assert (ids[7] == ids[8]) == sp.issparse(A)  # CSR drops both zeros: equal rows there
