@@ -129,8 +129,9 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
     stores_support_vectors: ClassVar[bool] = True
     # True: ``run`` hands the compiled loops float32 values as they are (a float32 memory map is
     # read without a float64 copy); the loops convert each value to float64 before using it, so
-    # a run on float32 X equals the run on X.astype(float64) (tests/test_float32_stream.py).
-    # False: the learner gets ``Stream.as_float64()``.
+    # a run on float32 X equals the run on X.astype(float64) (tests/learners/test_float32_stream.py,
+    # test_contract). False (the blocked Perceptron/OGD/NORMA, whose block sums and window keys
+    # read the rows' float64 bits, and PRJTRN): the learner gets ``Stream.as_float64()``.
     reads_float32: ClassVar[bool] = False
     _params: ClassVar[dict] = {}
     # scikit-learn estimator checks this learner is documented to fail: {check name: reason}.
