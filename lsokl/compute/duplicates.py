@@ -48,7 +48,7 @@ MIN_ROWS = 64
 
 @njit(**JIT)
 def _mix(h, v):
-    return (h ^ v) * np.uint64(1099511628211)
+    return (h ^ np.uint64(v)) * np.uint64(1099511628211)
 
 
 @njit(**JIT)
@@ -115,6 +115,13 @@ def group_rows(dense_bits, indptr, indices, value_bits, is_sparse, hashes, ids):
     return n_ids
 
 
+def _bits(a: np.ndarray) -> np.ndarray:
+    """The bit patterns of float64 (uint64) or float32 (uint32) values, a view: float32 rows are
+    compared in their own precision (two float32 rows are equal iff their float64 conversions
+    are), with no float64 copy of a float32 stream."""
+    return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint64)
+
+
 def row_ids(stream, hashes: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """(ids, n_distinct) for the rows of a Stream: ids[i] == ids[j] iff rows i and j are
     identical bit for bit; ids count up from 0 in order of first appearance. ``hashes`` replaces
@@ -122,9 +129,9 @@ def row_ids(stream, hashes: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     n = stream.n_samples
     if stream.is_sparse:
         dense_bits = np.empty((0, 0), dtype=np.uint64)
-        value_bits = stream.values.view(np.uint64)
+        value_bits = _bits(stream.values)
     else:
-        dense_bits = stream.dense.view(np.uint64)
+        dense_bits = _bits(stream.dense)
         value_bits = np.empty(0, dtype=np.uint64)
     if hashes is None:
         hashes = np.empty(n, dtype=np.uint64)
@@ -179,7 +186,7 @@ def sample_repeat_fraction(stream, rows: int = SAMPLE_ROWS) -> float:
         indices = np.ascontiguousarray(sub.indices, dtype=np.int64)
         dense = np.empty((0, 0), dtype=np.uint64)
     else:
-        dense = np.ascontiguousarray(stream.dense[idx]).view(np.uint64)
+        dense = np.ascontiguousarray(stream.dense[idx], dtype=np.float64).view(np.uint64)
         indptr = indices = np.empty(0, dtype=np.int64)
         values = np.empty(0, dtype=np.uint64)
     hashes = np.empty(len(idx), dtype=np.uint64)

@@ -133,13 +133,15 @@ def csr_row_times_dense(indptr, indices, values, i, W, o):
         o[c] = 0.0
     p, pe = indptr[i], indptr[i + 1]
     while p + 4 <= pe:
-        v0, v1, v2, v3 = values[p], values[p + 1], values[p + 2], values[p + 3]
+        # float32 values are converted (exactly) before they are used: the same float64 products
+        v0, v1 = np.float64(values[p]), np.float64(values[p + 1])
+        v2, v3 = np.float64(values[p + 2]), np.float64(values[p + 3])
         w0, w1, w2, w3 = W[indices[p]], W[indices[p + 1]], W[indices[p + 2]], W[indices[p + 3]]
         for c in range(n_out):
             o[c] = (((o[c] + v0 * w0[c]) + v1 * w1[c]) + v2 * w2[c]) + v3 * w3[c]
         p += 4
     while p < pe:
-        v = values[p]
+        v = np.float64(values[p])
         wrow = W[indices[p]]
         for c in range(n_out):
             o[c] = o[c] + v * wrow[c]

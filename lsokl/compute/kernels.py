@@ -78,14 +78,14 @@ def dots_with_svs(xs, i, sv, m, out):
         out[j] = 0.0
     if is_sparse:  # skipped zeros would add exact zeros: same sums as the dense order
         for p in range(indptr[i], indptr[i + 1]):
-            v = values[p]
+            v = np.float64(values[p])  # float32 data: converted exactly, float64 products
             col = svt[indices[p]]
             for j in range(m):
                 out[j] += v * col[j]
     else:
         x = dense[i]
         for k in range(x.shape[0]):
-            v = x[k]
+            v = np.float64(x[k])
             if v != 0.0:
                 col = svt[k]
                 for j in range(m):
@@ -124,15 +124,18 @@ def kernel_between_slots(sv, sv_sqn, a, m, inv_two_sigma2, out):
 
 @njit(**JIT)
 def sequential_sqnorms(dense, indptr, values, is_sparse, out):
-    """Squared row norms summed one feature at a time (Octave's ``sum(x.^2)`` order)."""
+    """Squared row norms summed one feature at a time (Octave's ``sum(x.^2)`` order), in
+    float64: a float32 value is converted (exactly) before it is squared."""
     for i in range(out.shape[0]):
         acc = 0.0
         if is_sparse:
             for p in range(indptr[i], indptr[i + 1]):
-                acc += values[p] * values[p]
+                v = np.float64(values[p])
+                acc += v * v
         else:
             for k in range(dense.shape[1]):
-                acc += dense[i, k] * dense[i, k]
+                v = np.float64(dense[i, k])
+                acc += v * v
         out[i] = acc
 
 

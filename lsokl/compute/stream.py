@@ -6,10 +6,17 @@ for CSR input ``dense`` is a 0x0 array. Row access costs O(nnz) for sparse rows.
 
 Sparse input is checked (``lsokl.compute.validation.check_sparse``: indices in range, row pointers
 non-decreasing, matching lengths) and made canonical on a copy only when it is not; int32 column
-indices are read as they are (no nnz-sized int64 copy). Values are still read as float64: a float32
-matrix (dense or CSR values) is converted here, once (issue 26 item 2, not done yet for values:
-the loops multiply two data reads in places, which float32 would round differently, and
-``compute/duplicates`` compares rows by their float64 bits).
+indices are read as they are (no nnz-sized int64 copy).
+
+Values keep their precision when it is float32 or float64 (issue 26 item 2): a float32 dense
+memory map stays that memory map, float32 CSR values stay as they are, so one pass over a
+2M x 784 float32 cache holds no n x d (or nnz) float64 copy. Other dtypes (integers, float16)
+are converted to float64 here. The squared norms are float64, summed from each value converted
+to float64 first. A compiled loop that reads float32 values converts each one to float64 before
+using it (exact), so with the same operation order it computes what it computed on the float64
+copy; learners whose loops are checked for that declare ``reads_float32 = True``
+(:class:`lsokl.learners.base.OnlineLearner`), and every other learner gets
+:meth:`Stream.as_float64`, the float64 copy of the old behaviour, made in that one place.
 """
 from __future__ import annotations
 
@@ -76,8 +83,27 @@ def data_key(X) -> tuple | None:
     return (type(X).__name__, X.shape, tuple(keys))
 
 
+#: value dtypes a Stream keeps as they are; anything else is converted to float64
+NATIVE = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _native(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return dtype if dtype in NATIVE else np.dtype(np.float64)
+
+
+def float64_rows(X):
+    """Rows of a Stream (a dense array or CSR matrix) in float64: a copy of these rows only when
+    they are float32 (exact), for the batched NumPy/BLAS work (scoring blocks) whose results
+    must not depend on the input's precision."""
+    if X.dtype == np.float64:
+        return X
+    return X.astype(np.float64)
+
+
 class Stream:
-    """Float64 rows of X plus their squared norms, ready for the numba loops."""
+    """Rows of X (float64 or float32 values) plus their float64 squared norms, ready for the
+    numba loops."""
 
     @classmethod
     def reuse(cls, X) -> "Stream":
@@ -101,6 +127,9 @@ class Stream:
         else:
             _REUSED.move_to_end(key)
             stream.__dict__.pop("_row_memos", None)
+            f64 = stream.__dict__.get("_float64")
+            if f64 is not None:
+                f64.__dict__.pop("_row_memos", None)
         return stream
 
     def __init__(self, X):
@@ -108,7 +137,8 @@ class Stream:
             raise ValueError("Complex data not supported")
         if sp.issparse(X):
             # checked structure, summed duplicates, sorted indices (on a copy only when needed)
-            csr = sp.csr_matrix(check_sparse(X), dtype=np.float64, copy=False)
+            checked = check_sparse(X)
+            csr = sp.csr_matrix(checked, dtype=_native(checked.dtype), copy=False)
             self.n_samples, self.n_features = csr.shape
             self.is_sparse = True
             self.dense = _EMPTY_2D
@@ -117,13 +147,14 @@ class Stream:
             # int64 copy (issue 26); the loops compile for either index width, same arithmetic
             self.indices = csr.indices if csr.indices.dtype in (np.int32, np.int64) \
                 and csr.indices.flags.c_contiguous else np.ascontiguousarray(csr.indices, np.int64)
-            self.values = np.ascontiguousarray(csr.data, dtype=np.float64)
+            self.values = np.ascontiguousarray(csr.data)  # float32 or float64, as given
             self.csr = csr
         else:
             dense = np.asarray(X)
             if dense.ndim != 2:
                 raise ValueError(f"X must be 2-dimensional, got shape {dense.shape}")
-            self.dense = np.ascontiguousarray(dense, dtype=np.float64)
+            # a float32 (memory-mapped) array stays as it is: no n x d float64 copy
+            self.dense = np.ascontiguousarray(dense, dtype=_native(dense.dtype))
             self.n_samples, self.n_features = self.dense.shape
             self.is_sparse = False
             self.indptr, self.indices, self.values = _EMPTY_I, _EMPTY_I, _EMPTY_F
@@ -138,6 +169,35 @@ class Stream:
                 check_row_norms(np.inf)  # finite data whose squares overflow: say so
             raise ValueError("X contains NaN or infinite values")
         check_row_norms(float(self.sqnorms.max()) if self.n_samples else 0.0)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The dtype of the values (float64 or float32)."""
+        return (self.values if self.is_sparse else self.dense).dtype
+
+    def as_float64(self) -> "Stream":
+        """This Stream with float64 values: itself when they are, else a float64 copy of the
+        values (n x d dense, or nnz CSR values; the CSR indices and row pointers are shared),
+        made once and kept. The one place a learner whose loops are not checked on float32
+        input (no ``reads_float32``) gets the copy every learner took before issue 26."""
+        if self.dtype == np.float64:
+            return self
+        f64 = self.__dict__.get("_float64")
+        if f64 is None:
+            f64 = object.__new__(Stream)
+            f64.n_samples, f64.n_features, f64.is_sparse = self.n_samples, self.n_features, self.is_sparse
+            f64.indptr, f64.indices = self.indptr, self.indices
+            if self.is_sparse:
+                f64.values = self.values.astype(np.float64)
+                f64.csr = sp.csr_matrix((f64.values, self.indices, self.indptr),
+                                        shape=(self.n_samples, self.n_features))
+                f64.dense = _EMPTY_2D
+            else:
+                f64.dense = self.dense.astype(np.float64)
+                f64.values, f64.csr = _EMPTY_F, None
+            f64.sqnorms = self.sqnorms  # the same float64 sums (each value converted exactly)
+            self._float64 = f64
+        return f64
 
     @property
     def xs(self) -> tuple:

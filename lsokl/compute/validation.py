@@ -157,13 +157,19 @@ def warn_if_not_finite(values, owner: str, what: str = "decision values") -> Non
 
 
 def max_row_sqnorm(X) -> float:
-    """The largest squared row norm of a dense array or CSR matrix (no n x d temporary)."""
+    """The largest squared row norm of a dense array or CSR matrix (no n x d or nnz-sized
+    temporary: rows are summed 4,096 at a time, in float64)."""
     if sp.issparse(X):
         if X.nnz == 0:
             return 0.0
-        sq = np.square(X.data, dtype=np.float64)
-        sums = np.add.reduceat(sq, X.indptr[:-1][np.diff(X.indptr) > 0]) if X.nnz else sq
-        return float(sums.max()) if sums.size else 0.0
+        n, ptr, best = X.shape[0], X.indptr, 0.0
+        for a in range(0, n, 4096):
+            rows = ptr[a:min(a + 4096, n) + 1]
+            p0, p1 = int(rows[0]), int(rows[-1])
+            if p1 > p0:
+                sq = np.square(X.data[p0:p1], dtype=np.float64)
+                best = max(best, float(np.add.reduceat(sq, rows[:-1][np.diff(rows) > 0] - p0).max()))
+        return best
     X = np.asarray(X)
     if X.size == 0:
         return 0.0

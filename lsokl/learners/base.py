@@ -127,6 +127,12 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
     randomized: ClassVar[bool] = False
     # False for learners whose ``support_size_`` counts updates rather than stored vectors (FOGD).
     stores_support_vectors: ClassVar[bool] = True
+    # True: ``run`` hands the compiled loops float32 values as they are (a float32 memory map is
+    # read without a float64 copy); the loops convert each value to float64 before using it, so
+    # a run on float32 X equals the run on X.astype(float64) (tests/learners/test_float32_stream.py,
+    # test_contract). False (the blocked Perceptron/OGD/NORMA, whose block sums and window keys
+    # read the rows' float64 bits, and PRJTRN): the learner gets ``Stream.as_float64()``.
+    reads_float32: ClassVar[bool] = False
     _params: ClassVar[dict] = {}
     # scikit-learn estimator checks this learner is documented to fail: {check name: reason}.
     expected_failed_checks: ClassVar[dict] = {}
@@ -263,6 +269,8 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         if stream is not None:
             import scipy.sparse as sp
 
+            # float32 values as they are: data_variance converts them by blocks (dense) or
+            # whole (CSR values, a transient copy), the float64 copy's variance bit for bit
             X = sp.csr_matrix((stream.values, stream.indices, stream.indptr),
                               shape=(stream.n_samples, stream.n_features)) if stream.is_sparse else stream.dense
         fit_width(self, X)
@@ -272,6 +280,8 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         Stream), y (1-d, one label per row, the task's convention, finite) and ``order`` (1-d
         integer row indices of X). Returns (stream, y, order as a private int64 array)."""
         stream = Stream.reuse(X)  # the same memory-mapped data again: its Stream and row ids
+        if not self.reads_float32:
+            stream = stream.as_float64()  # float32 values: the float64 copy (Stream.as_float64)
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")

@@ -13,7 +13,7 @@ import numpy as np
 
 from .base import OnlineLearner
 from ..compute.kernels import gaussian_gram
-from ..compute.stream import Stream
+from ..compute.stream import Stream, float64_rows
 
 
 class SupportVectorLearner(OnlineLearner):
@@ -64,5 +64,5 @@ class SupportVectorLearner(OnlineLearner):
         X = stream.csr if stream.is_sparse else stream.dense
         if m == 0:
             return np.zeros((stream.n_samples,) + self.alpha_.shape[1:])
-        K = gaussian_gram(X, self.sv_[:m], self.sigma_)
+        K = gaussian_gram(float64_rows(X), self.sv_[:m], self.sigma_)
         return K @ self.alpha_[:m]

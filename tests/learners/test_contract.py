@@ -165,5 +165,12 @@ def test_float32_and_csr_agree_with_float64_dense(spec):
     assert tcsr.mistakes == t64.mistakes
     np.testing.assert_allclose(_outputs(csr, X[:30]), _outputs(ref, X[:30]),
                                rtol=1e-7, atol=1e-7)
-    t32 = _make(task, name).run(X.astype(np.float32), y, order)
+    m32 = _make(task, name)
+    t32 = m32.run(X.astype(np.float32), y, order)
     assert abs(t32.mistakes - t64.mistakes) <= max(3, 0.02 * len(y))
+    if m32.reads_float32:  # float32 read as it is, each value converted exactly (issue 26):
+        # the pass over the float64 conversion of the same values, bit for bit
+        r64 = _make(task, name)
+        t = r64.run(X.astype(np.float32).astype(np.float64), y, order)
+        assert (t32.mistakes, t32.support_size) == (t.mistakes, t.support_size)
+        np.testing.assert_array_equal(_outputs(m32, X[:30]), _outputs(r64, X[:30]))

@@ -76,6 +76,7 @@ class BOGD(SupportVectorLearner):
     """
 
     name = "bogd"
+    reads_float32 = True  # rows only through kernel_row/store_row (issue 26; base.OnlineLearner)
     task = "binary"
     # Accuracy measured at 0.55 (< 0.83) in check_classifiers_train: one pass at the authors'
     # defaults (eta 0.2, gamma 10, lambda 1/n^2) over its 300 points.

@@ -80,6 +80,7 @@ class BPAS(SupportVectorLearner):
     """Budget PA-I with the simple (one SV replaced in place) removal strategy."""
 
     name = "bpas"
+    reads_float32 = True  # rows only through kernel_row/store_row (issue 26; base.OnlineLearner)
     task = "binary"
     budgeted = True
     _params = {"sigma": SIGMA, "budget": BUDGET, "C": POSITIVE}

@@ -200,6 +200,7 @@ class FOGD(OnlineLearner):
     """
 
     name = "fogd"
+    reads_float32 = True  # float32 rows read as they are (issue 26; base.OnlineLearner)
     task = "binary"
     randomized = True
     stores_support_vectors = False

@@ -136,6 +136,7 @@ class Forgetron(SupportVectorLearner):
     """Self-tuned Forgetron: Perceptron updates, oldest-first removal, shrinking by phi."""
 
     name = "forgetron"
+    reads_float32 = True  # rows only through kernel_row/store_row (issue 26; base.OnlineLearner)
     task = "binary"
     budgeted = True
     _params = {"sigma": SIGMA, "budget": BUDGET, "variant": VARIANT}

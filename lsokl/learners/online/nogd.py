@@ -169,6 +169,7 @@ class NOGD(SupportVectorLearner):
     """
 
     name = "nogd"
+    reads_float32 = True  # float32 rows read as they are (issue 26; base.OnlineLearner)
     task = "binary"
     _params = {"sigma": SIGMA, "budget": BUDGET, "rho_n": Num(0, 1, "right"),
                "rank": Num(1, np.inf, "left", integer=True, allow_none=True), "eta": POSITIVE,

@@ -234,6 +234,7 @@ class Projectron(SupportVectorLearner):
     """
 
     name = "projectron"
+    reads_float32 = True  # rows only through kernel_row/store_row (issue 26; base.OnlineLearner)
     task = "binary"
     _plus = False
     _params = {"sigma": SIGMA, "budget": BUDGET, "variant": VARIANT}

@@ -51,6 +51,7 @@ class RBP(SupportVectorLearner):
     """Kernel Perceptron with at most ``budget`` support vectors and uniform random removal."""
 
     name = "rbp"
+    reads_float32 = True  # rows only through kernel_row/store_row (issue 26; base.OnlineLearner)
     task = "binary"
     budgeted = True
     randomized = True

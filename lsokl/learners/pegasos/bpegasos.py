@@ -45,6 +45,7 @@ from ..base import SEED, SIGMA
 from ...compute.kernels import JIT, gaussian_gram, kernel_between_slots, kernel_row, store_row
 from ...compute.params import Num, OneOf
 from ...compute.randomness import PositionBuffer
+from ...compute.stream import float64_rows
 from ..support import SupportVectorLearner
 
 RANDOM, SMALLEST, PROJECTION, MERGE = 0, 1, 2, 3
@@ -555,6 +556,7 @@ class BPegasos(SupportVectorLearner):
     """
 
     name = "bpegasos"
+    reads_float32 = True  # float32 rows read as they are (issue 26; base.OnlineLearner)
     task = "multiclass"
     budgeted = True
     randomized = True
@@ -693,7 +695,8 @@ class BPegasos(SupportVectorLearner):
         # in row blocks, so a 100K-point test set against 20K PegasosM SVs needs no 16 GB Gram matrix
         step = max(1, int(2 ** 24 // max(m, 1)))
         for a in range(0, stream.n_samples, step):
-            out[a:a + step] = gaussian_gram(X[a:a + step], self.sv_[:m], self.sigma_) @ self.alpha_[:m]
+            out[a:a + step] = gaussian_gram(float64_rows(X[a:a + step]), self.sv_[:m],
+                                            self.sigma_) @ self.alpha_[:m]
         return out
 
 
