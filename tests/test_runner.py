@@ -179,3 +179,26 @@ def test_a_worker_whose_memory_grows_is_kept(lsokl_limit):
     finally:
         ex.shutdown(wait=True)
     assert (later == first) == lsokl_limit
+
+
+def test_a_grid_cell_does_not_repeat_the_constant_predictor_warning(tmp_path, monkeypatch):
+    """A grid plays bad settings on purpose (searches, CV candidates); the record says whether a
+    pass was degenerate, so the warning meant for a user's own fit is not printed per cell."""
+    import warnings
+
+    from lsokl.learners.base import ConstantPredictorWarning
+    from lsokl.learners.online.perceptron import KernelPerceptron
+
+    real_play = KernelPerceptron._play
+
+    def play(self, *args):
+        warnings.warn("constant on its own training data", ConstantPredictorWarning)
+        return real_play(self, *args)
+
+    monkeypatch.setattr(KernelPerceptron, "_play", play)
+    exp = exp_from(tmp_path)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        summary = run_experiment(exp, tmp_path / "res", jobs=1, algorithms=["perceptron[sigma=0.1]"])
+    assert summary.ran["ok"] == 4
+    assert not [w for w in seen if issubclass(w.category, ConstantPredictorWarning)]

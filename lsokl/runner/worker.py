@@ -13,6 +13,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+import warnings
 import traceback
 from dataclasses import dataclass
 
@@ -132,13 +133,18 @@ class CellTimeout(Exception):
 def execute(job: Job, X, y, permutations=None, X_test=None, y_test=None) -> dict:
     """Run one cell with its protocol (``job.spec["protocol"]``, default online); always return a
     record (status ok, diverged, timeout or failed)."""
+    from ..learners.base import ConstantPredictorWarning
     from .protocols import DEFAULT, CellData, Outcome, get
 
     started, t0 = now(), time.perf_counter()
     n_samples, n_features = X.shape[0], X.shape[1]
     protocol = job.spec.get("protocol", DEFAULT)
     try:
-        with _single_threaded():
+        with _single_threaded(), warnings.catch_warnings():
+            # a grid plays bad settings on purpose (a step-size search, CV candidates): the record
+            # says whether a pass was a constant predictor (``degenerate``), so the warning meant for
+            # a user's own fit is not repeated here for every such cell
+            warnings.simplefilter("ignore", ConstantPredictorWarning)
             outcome = get(protocol).run_cell(job, CellData(X, y, permutations, X_test, y_test))
     except CellTimeout:
         outcome = Outcome(status="timeout", error={
