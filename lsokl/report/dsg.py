@@ -16,7 +16,9 @@
 
 * **e2-tuned** (not in the default list): E2 with a 16,000-example stream and DSG's theta/(t + t0)
   and nu chosen on held-out training images; test error against samples and against time.
-* **e1-time** (not in the default list; after e1 and ``configs/dsg-e1-plain.yaml``): the SC2
+* **e1-plain** (not in the default list): ``configs/dsg-e1-plain.yaml`` (Algorithm 1's step
+  theta/(t + t0), tuned on validation) into ``e1-plain/`` and its table ``e1-plain-report/``.
+* **e1-time** (not in the default list; after e1 and e1-plain): the SC2
   analogue, E1's test error against training time, and each method's error within 1-30 s.
 
 E3 (Forest / covtype) is not run: the file is not in the offline mirror. Everything lands in
