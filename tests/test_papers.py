@@ -91,7 +91,7 @@ def test_unknown_item_suggests_the_closest_and_short_ids_resolve():
     with pytest.raises(UnknownNameError, match="lsokl2016:table5"):
         papers.get("lsokl2016:tabel5")
     assert [i.id for i in papers.select(["bpegasosm2010"])] == ["bpegasosm2010:table1", "bpegasosm2010:fig1",
-                                                                 "bpegasosm2010:fig2"]
+                                                                 "bpegasosm2010:fig2", "bpegasosm2010:fig3"]
 
 
 # ----------------------------------------------------------------------------- claims on the paper

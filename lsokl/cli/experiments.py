@@ -328,8 +328,9 @@ def figure(
         "repetitions, from holdout records with a curve (DSG Fig. 1)"),
     paper: Optional[str] = typer.Option(
         None, "--paper", help="mark each algorithm's published value: a star at its own setting (the last sample "
-        "of a convergence curve, B for --sweep budget, D/B for rho_f, k/B for rho_n), else a dashed line with a ±2 "
-        "std band; e.g. lsokl2016:table7, or tables joined by commas (lsokl2016:table5,lsokl2016:table7); "
+        "of a convergence curve, B for --sweep budget, D/B for rho_f, k/B for rho_n, k for rank), else a dashed line "
+        "with a ±2 std band; e.g. lsokl2016:table7, meka2017:table8 (MEKA's KRR RMSE, no std), or tables joined by "
+        "commas (lsokl2016:table5,lsokl2016:table7); "
         "`lsokl figure RESULTS/search --sweep eta --paper ...` draws a step-size search's curves"),
 ) -> None:
     """The paper's figures: parameter sweeps (Fig. 3: rho_f / rho_n, Fig. 4: budget), convergence

@@ -42,8 +42,12 @@ ITEMS = [
          layout="curves-waveform.png (from Table 1's runs)",
          claim="the accuracy of PROJ and MRG follows and eventually passes PegasosM's",
          recipe="bpegasosm", score=scoring.no_score),
-    Item("bpegasosm2010:fig3", "Fig. 3: training time vs stream length (log-log)", "figure", "planned",
-         datasets=(_T1[3], _T1[4]),
-         claim="non-budgeted PegasosM's training time grows fastest; the budgeted versions grow linearly",
-         reason="a config for the time curves is being written (issue 24 coordination); wire it here when its results exist"),
+    Item("bpegasosm2010:fig3", "Fig. 3: training time vs stream length (log-log)", "figure", "analogue",
+         datasets=(D("waveform", "subset", paper="WAVEFORM",
+                     note="one fresh stream of 50,000 (the paper: up to 10^6 of 2M points)"),),
+         configs=("bpegasosm-fig3",), folder="results/bpegasosm-fig3",
+         layout="time-vs-length.png|svg, time-vs-length.csv (times per cut, log-log slope per line), README.md",
+         claim="non-budgeted PegasosM's training time grows quadratically, the budgeted versions' linearly, "
+               "merging with a better constant than projection",
+         recipe="bpegasosm", options={"report": "time-vs-length"}, score=scoring.bpegasosm_fig3),
 ]

@@ -5,11 +5,13 @@ One generic path with a few recipes (``RECIPES``), chosen by the item:
 * ``online-table``: ``lsokl run CONFIG`` into the item's folder, ``lsokl report --paper`` and the
   headline ``<config name>.md`` (LSOKL Tables 5, 7, 9);
 * ``batch-table``: the same run, then the holdout comparison (``report/batch.py``; LSOKL Table 3);
-* ``sweep-figure``: the run, then ``lsokl figure --sweep`` (LSOKL Figs. 3, 4);
+* ``sweep-figure``: the run, then ``lsokl figure --sweep`` (LSOKL Figs. 3, 4; MEKA Fig. 12), with the
+  item's ``paper`` option as ``--paper``;
 * ``convergence-figure``: the source table's run (resumable: finished cells are skipped), then
   ``lsokl figure --convergence`` and the search curves (LSOKL Figs. 1-2, 5-6);
 * ``meka``: the run, then the MEKA report named by the item (``report/meka.py``);
-* ``bpegasosm``: the runs, then the Table 1 report (``report/bpegasosm.py``);
+* ``bpegasosm``: the runs, then the Table 1 report, or with ``report: time-vs-length`` the Fig. 3
+  time curves (``report/bpegasosm.py``);
 * ``dsg``: the DSG experiments (``report/dsg.py``), then ``dsg.md``.
 
 Configs are the shipped ones (``lsokl/configs``), so a wheel install reproduces too. Committed folders
@@ -139,6 +141,8 @@ def sweep_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     args = ["figure", folder, "--prefix", item.options["prefix"], "--out", folder, "--title", item.options["title"]]
     for s in item.options["sweeps"]:
         args += ["--sweep", s]
+    if item.options.get("paper"):  # published values marked on the panels (``lsokl figure --paper``)
+        args += ["--paper", item.options["paper"]]
     return code or _lsokl(args)
 
 
@@ -178,7 +182,10 @@ def bpegasosm(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     code = 0
     for config in item.configs:
         code = _run(config, folder, opts, echo, several=len(item.configs) > 1) or code
-    report.report(folder)
+    if item.options.get("report") == "time-vs-length":  # Fig. 3
+        report.time_vs_length(folder)
+    else:
+        report.report(folder)
     return code
 
 

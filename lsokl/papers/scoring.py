@@ -338,3 +338,82 @@ def sweep_claim(folder: Path, files: dict[str, tuple[str, ...]]) -> Score:
 
 def no_score(folder: Path) -> Score:
     return Score(note="figure: judged by eye and in NOTES.md")
+
+
+# ----------------------------------------------------------------------------- figures of issue 27 item 6
+def bpegasosm_fig3(folder: Path) -> Score:
+    """BPegasosM Fig. 3 from ``time-vs-length.csv``: PegasosM's log-log slope is quadratic (>= 1.7),
+    every budgeted line's linear (<= 1.5), and merging ends faster than projection at each budget
+    (the paper: merging has the better constant). The claim holds when all three do."""
+    df = _read_csv(folder / "time-vs-length.csv")
+    if df is None:
+        return Score(note="no time-vs-length.csv")
+    slope = dict(zip(df["setting"], df["slope_second_half"]))
+    last = max((c for c in df.columns if c.startswith("t_at_")), key=lambda c: int(c[5:]))
+    final = dict(zip(df["setting"], df[last]))
+    peg = [s for k, s in slope.items() if k.startswith("pegasos")]
+    budgeted = [s for k, s in slope.items() if k.startswith("bpm-")]
+    if not peg or not budgeted:
+        return Score(note="PegasosM or budgeted lines missing")
+    growth = min(peg) >= 1.7 and max(budgeted) <= 1.5
+    budgets = sorted({k.split(" B=")[1] for k in final if k.startswith("bpm-mrg B=")}, key=int)
+    merge = [(b, final[f"bpm-mrg B={b}"], final.get(f"bpm-proj B={b}")) for b in budgets]
+    merge = [(b, m, p) for b, m, p in merge if p is not None and not pd.isna(p)]
+    faster = all(m < p for _, m, p in merge) if merge else None
+    detail = (f"slopes: PegasosM {min(peg):.2f}, budgeted {min(budgeted):.2f}-{max(budgeted):.2f} "
+              f"({'holds' if growth else 'does not hold'}); merging vs projection at {last[5:]} samples: "
+              + ", ".join(f"B={b} {m:.2f} s vs {p:.2f} s" for b, m, p in merge)
+              + f" ({'faster: holds' if faster else 'not faster: does not hold'})")
+    return Score(claim=bool(growth and faster), claim_detail=detail)
+
+
+def meka_fig12(folder: Path, tie: float = 0.005) -> Score:
+    """MEKA Fig. 12 from ``fig12-rank.csv``: per dataset, MEKA's test RMSE is the lowest at every
+    rank (within ``tie``, relative, of the lowest: a dataset where every method ties counts as a
+    tie, not a win) and MEKA's time is below the slowest method's. The paper: lower RMSE in less time."""
+    df = _read_csv(folder / "fig12-rank.csv")
+    if df is None:
+        return Score(note="no fig12-rank.csv")
+    lowest, ties, slowest = [], [], []
+    for ds, grp in df.groupby("dataset", sort=False):
+        wins, tied, slow = True, True, True
+        for _, at in grp.groupby("x"):
+            meka = at[at["algorithm"] == "meka"]
+            others = at[at["algorithm"] != "meka"]
+            if meka.empty or others.empty:
+                continue
+            m = float(meka["mean"].iloc[0])
+            wins &= m <= float(others["mean"].min())
+            tied &= float(at["mean"].max()) <= (1 + tie) * float(at["mean"].min())
+            slow &= float(meka["time_median"].iloc[0]) >= float(others["time_median"].max())
+        (ties if tied else lowest if wins else []).append(ds)
+        if slow:
+            slowest.append(ds)
+    judged = [d for d in df["dataset"].unique() if d not in ties]
+    rmse = bool(judged) and all(d in lowest for d in judged)
+    detail = (f"lowest RMSE at every rank on {len(lowest)}/{len(judged)} datasets ({', '.join(lowest) or 'none'})"
+              + (f" ({', '.join(ties)}: every method within {tie:.1%})" if ties else "")
+              + (f"; the slowest method at every rank on {', '.join(slowest)} (the paper: less time)" if slowest else ""))
+    return Score(claim=rmse and not any(d in slowest for d in judged), claim_detail=detail)
+
+
+def dsg_sc2(folder: Path) -> Score:
+    """DSG's SC2 analogue from ``e1-time.json``: at every time budget shorter than the exact-kernel
+    methods' pass (where equal time differs from equal samples), DSG's test error is below NORMA's
+    and k-SDCA's."""
+    path = folder / "e1-time.json"
+    if not path.exists():
+        return Score(note="no e1-time.json")
+    methods = json.loads(path.read_text())["methods"]
+    exact = [methods[k] for k in ("NORMA", "k-SDCA") if k in methods]
+    if "DSG" not in methods or len(exact) < 2:
+        return Score(note="DSG, NORMA or k-SDCA missing")
+    shortest = min(m["time_s"][-1] for m in exact)
+    budgets = [b for b in methods["DSG"]["error_within_budget_pct"] if float(b) < shortest]
+    if not budgets:
+        return Score(note="no budget below the exact-kernel methods' pass")
+    err = lambda m, b: m["error_within_budget_pct"][b]  # noqa: E731
+    held = [b for b in budgets if all(err(methods["DSG"], b) < err(m, b) for m in exact)]
+    return Score(claim=len(held) == len(budgets),
+                 claim_detail=f"DSG below NORMA and k-SDCA at {len(held)}/{len(budgets)} budgets under "
+                              f"{shortest:.0f} s ({', '.join(f'{b} s' for b in budgets)})")

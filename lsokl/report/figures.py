@@ -130,6 +130,8 @@ def published_x(row, param: str) -> float | None:
         return D / B
     if param == "rho_n" and B and k:
         return k / B
+    if param == "rank":  # MEKA Table 8's k
+        return k
     return None
 
 
