@@ -148,3 +148,61 @@ def test_a_config_device_reaches_the_cell_and_an_absent_one_fails_in_one_line(tm
     assert rec["status"] == "failed"
     message = rec["error"]["message"]
     assert message.startswith("device 'cuda'") and "\n" not in message
+
+
+MEKA_CASES = [
+    {},
+    {"psd": True, "eta": 0.3},
+    {"partition": "random", "clusters": 3},
+    {"kmeans": "kmeans++", "k_alloc": "equal", "kmeans_sample": 120},
+    {"clusters": 1},
+]
+
+
+@pytest.mark.parametrize("params", MEKA_CASES, ids=["-".join(map(str, p.items())) or "default" for p in MEKA_CASES])
+def test_meka_array_api_strict_matches_numpy(params):
+    """MEKA on array_api_strict: the same draws, W_s and L on the input's device, and every
+    operation (matvec, solve, rows, cross, cross_matvec) agrees with the numpy path."""
+    y = TARGETS["regression"]
+    kw = dict(rank=6, gamma=0.3, clusters=4, random_state=2)
+    kw.update(params)
+    a = create_approx("meka", **kw).fit(X)
+    b = create_approx("meka", **kw).fit(xps.asarray(X))
+    assert not is_numpy(b.L_) and all(not is_numpy(W) for W in b.blocks_)
+    np.testing.assert_array_equal(b.labels_, a.labels_)
+    assert b.memory_ == a.memory_ and np.array_equal(b.dropped_, a.dropped_)
+    for Wa, Wb in zip(a.blocks_, b.blocks_):
+        np.testing.assert_allclose(to_numpy(Wb), Wa, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(b.L_), a.L_, rtol=1e-9, atol=1e-10)
+    mv = b.matvec(xps.asarray(y))
+    assert not is_numpy(mv)
+    np.testing.assert_allclose(to_numpy(mv), a.matvec(y), rtol=1e-9, atol=1e-10)
+    Y2 = np.stack([y, X[:, 1]], axis=1)  # several right-hand sides at once
+    np.testing.assert_allclose(to_numpy(b.matvec(xps.asarray(Y2))), a.matvec(Y2), rtol=1e-9, atol=1e-10)
+    alpha_a, alpha_b = a.solve(0.125, y), b.solve(0.125, xps.asarray(y))
+    np.testing.assert_allclose(to_numpy(alpha_b), alpha_a, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(to_numpy(b.cross_matvec(xps.asarray(X_TEST), alpha_b)),
+                               a.cross_matvec(X_TEST, alpha_a), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(to_numpy(b.cross_matvec(X_TEST, alpha_b)),  # numpy X_new: moved over
+                               a.cross_matvec(X_TEST, alpha_a), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(to_numpy(b.cross(xps.asarray(X_TEST[:7]))), a.cross(X_TEST[:7]),
+                               rtol=1e-9, atol=1e-12)
+    idx = np.array([5, 0, 299, 17, -1, 5])  # unsorted, repeated, negative: clusters interleaved
+    np.testing.assert_allclose(to_numpy(b.rows(idx)), a.rows(idx), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(b.to_dense()), a.to_dense(), rtol=1e-9, atol=1e-12)
+
+
+def test_meka_torch_cpu_agrees_to_round_off():
+    torch = pytest.importorskip("torch", reason="torch is optional (lsokl[gpu])")
+    y = TARGETS["regression"]
+    a = create_approx("meka", rank=6, gamma=0.3, clusters=4, random_state=2).fit(X)
+    b = create_approx("meka", rank=6, gamma=0.3, clusters=4, random_state=2).fit(torch.as_tensor(X))
+    assert isinstance(b.L_, torch.Tensor) and all(isinstance(W, torch.Tensor) for W in b.blocks_)
+    alpha_b = b.solve(0.125, torch.as_tensor(y))
+    assert isinstance(alpha_b, torch.Tensor)
+    alpha_a = a.solve(0.125, y)
+    np.testing.assert_allclose(to_numpy(alpha_b), alpha_a, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(b.matvec(torch.as_tensor(y))), a.matvec(y), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(to_numpy(b.cross_matvec(torch.as_tensor(X_TEST), alpha_b)),
+                               a.cross_matvec(X_TEST, alpha_a), rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(b.rows(np.arange(5))), a.rows(np.arange(5)), rtol=1e-9, atol=1e-12)

@@ -22,6 +22,18 @@ Table 8's kernel ridge regression needs (spec section 3). ``kmeans="kmeans++"`` 
 clusters with scikit-learn's k-means++ instead of the authors' 10 Lloyd steps from random labels,
 whose partitions are visibly worse on pendigit (k-means objective 7570-8100 against 7530).
 Memory = sum_s n_s k_s + sum over kept (s, t), diagonal included, of k_s k_t.
+
+**Array API path** (issue 28, :mod:`lsokl.compute.xp`): ``fit`` given a torch / CuPy /
+``array_api_strict`` array keeps the factor on that array's device (``_fit_xp``). The draws are
+numpy's from the same seed, in the same order (k-means starts, landmark and link positions). The
+clustering runs on the host over the sampled rows (at most ``kmeans_sample``: all of X when n is
+not larger), every point's nearest centre is found on the device (the n labels then come to the
+host: they define the partition), and the per-cluster eigendecompositions of the 2 k_s x 2 k_s
+landmark Gram matrices and the link solves pinv(A'A) A' G^ B pinv(B'B) (4 k rows each) run on
+the host with the numpy code above, then move to the device. The n x k_s blocks W_s and L live on
+the device; the rows are kept there sorted by cluster (a permutation; its inverse applied with
+``take``, since the standard has no integer-array assignment), so every block product of
+``matvec``, ``solve``, ``rows``, ``cross`` and ``cross_matvec`` is a slice.
 """
 from __future__ import annotations
 
@@ -32,9 +44,10 @@ import numpy as np
 from ..compute.kernels import gaussian_block, row_sqnorms
 from ..compute.params import Num, OneOf
 from ..compute.stream import Stream
+from ..compute.xp import asarray, device, is_numpy, namespace, take_rows, to_numpy
 from .base import KernelApproximation, as_dense, timed
 from .clustering import meka_kmeans, nearest_centre
-from .nystrom import landmark_map, map_rows
+from .nystrom import CHUNK, gaussian_block_xp, landmark_map, map_rows
 
 PINV_CUTOFF = 1e-6  # MATLAB pinv(X, 1e-6) in meka.m: singular values <= 1e-6 are zeroed
 
@@ -116,6 +129,7 @@ class MEKA(KernelApproximation):
 
     name = "meka"
     display = "MEKA"
+    array_api_support = True
     _params = {**KernelApproximation._params,
                "clusters": Num(1, np.inf, "left", integer=True),
                "total_rank": Num(1, np.inf, "left", integer=True, allow_none=True),
@@ -210,6 +224,152 @@ class MEKA(KernelApproximation):
                 L = 0.5 * (L + L.T)
         self.L_ = L
 
+    def _fit_xp(self, X, rng):
+        """:meth:`_fit` for an Array API X (see the module docstring): the same draws in the same
+        order; W_s and L on X's device, the rows sorted by cluster there."""
+        n, c = X.shape[0], int(self.clusters)
+        gamma = float(self.gamma)
+        if c > n:
+            raise ValueError(f"MEKA: clusters={c} is larger than the number of samples ({n})")
+        total = int(self.total_rank) if self.total_rank is not None else c * int(self.rank)
+        self._check_rank(n, total, key="clusters * rank" if self.total_rank is None else "total_rank")
+        r_cluster, r_diag, r_link = rng.spawn(3)
+
+        with timed(self.timings_, "clustering", self.cpu_timings_):
+            self._cluster_xp(X, c, r_cluster)
+            self.centre_kernel_ = gaussian_block(self.centres_, self.centres_, gamma)
+            self.dropped_ = dropped_pairs(self.centre_kernel_, float(self.eta),
+                                          None if self.eps is None else float(self.eps))
+        members = [np.flatnonzero(self.labels_ == s) for s in range(c)]
+        sizes = np.array([len(m) for m in members])
+        if np.any(sizes == 0):
+            raise ValueError(f"MEKA: a cluster is empty after assigning all points (sizes "
+                             f"{sizes.tolist()}); use fewer clusters")
+        self.ranks_ = allocate_ranks(sizes, total, self.k_alloc,
+                                     None if self.total_rank is not None else int(self.rank))
+        self.members_ = members
+        self.offsets_ = np.concatenate([[0], np.cumsum(self.ranks_)])
+        perm = np.concatenate(members)  # rows sorted by cluster (members_ order inside each)
+        self.row_starts_ = np.concatenate([[0], np.cumsum(sizes)])
+        self._perm_xp = asarray(perm, X, dtype=namespace(X).int64)
+        self._inverse_xp = asarray(np.argsort(perm), X, dtype=namespace(X).int64)
+        Xs = take_rows(X, perm)
+
+        with timed(self.timings_, "diagonal", self.cpu_timings_):
+            self.maps_, self.blocks_, self._maps_xp = [], [], []
+            for s, idx in enumerate(members):
+                k_s = int(self.ranks_[s])
+                m_s = int(min(round(self.landmark_factor * k_s), len(idx)))
+                lm = idx[self._landmark_positions(s, len(idx), m_s, r_diag)]
+                fmap = landmark_map(to_numpy(take_rows(X, lm)), gamma, k_s)  # host: 2k_s x 2k_s
+                self.maps_.append(fmap)
+                self._maps_xp.append((asarray(fmap.sv, X), asarray(fmap.MT, X)))
+                a0, a1 = int(self.row_starts_[s]), int(self.row_starts_[s + 1])
+                self.blocks_.append(self._map_xp(s, Xs[a0:a1, ...]))
+
+        K = int(self.offsets_[-1])
+        L = np.zeros((K, K))
+        with timed(self.timings_, "links", self.cpu_timings_):
+            for s in range(c):
+                a0, a1 = self.offsets_[s], self.offsets_[s + 1]
+                L[a0:a1, a0:a1] = np.eye(a1 - a0)
+                for t in range(s + 1, c):
+                    if self.dropped_[s, t]:
+                        continue
+                    L_st = self._link_xp(X, s, t, r_link, gamma)
+                    b0, b1 = self.offsets_[t], self.offsets_[t + 1]
+                    L[a0:a1, b0:b1] = L_st
+                    L[b0:b1, a0:a1] = L_st.T
+        if self.psd:
+            with timed(self.timings_, "psd", self.cpu_timings_):
+                lam, U = np.linalg.eigh(L)
+                self.negative_eigenvalues_ = int(np.sum(lam < 0))
+                L = (U * np.maximum(lam, 0.0)) @ U.T
+                L = 0.5 * (L + L.T)
+        self.L_ = asarray(L, X)
+
+    def _cluster_xp(self, X, c, rng):
+        """:meth:`_cluster` for an Array API X: the same draws; k-means on the host over the
+        sampled rows, the nearest centres (or the random partition's means) on the device."""
+        n = X.shape[0]
+        xp = namespace(X)
+        if self.partition == "random":
+            self.labels_ = rng.permutation(np.arange(n) % c)
+            self.centres_ = np.stack([to_numpy(xp.mean(take_rows(X, np.flatnonzero(self.labels_ == s)), axis=0))
+                                      for s in range(c)])
+            return
+        S = min(n, int(self.kmeans_sample))
+        sample = to_numpy(take_rows(X, np.sort(rng.choice(n, S, replace=False))) if S < n else X)
+        if self.kmeans == "kmeans++":
+            from sklearn.cluster import KMeans
+
+            km = KMeans(n_clusters=c, n_init=3, random_state=int(rng.integers(2**31 - 1))).fit(sample)
+            self.centres_ = km.cluster_centers_
+        else:
+            _, self.centres_ = meka_kmeans(sample, c, rng, int(self.kmeans_iterations))
+        self.labels_ = self._nearest_xp(X)
+
+    def _nearest_xp(self, X) -> np.ndarray:
+        """Host labels: the nearest centre of every row of the device array X, found on the device
+        as :func:`nearest_centre` finds it (-2 x.c + ||c||^2, in chunks)."""
+        xp = namespace(X)
+        C = asarray(self.centres_, X)
+        c2 = xp.sum(C * C, axis=1)
+        n = int(X.shape[0])
+        return np.concatenate([to_numpy(xp.argmin(-2.0 * (X[a:min(a + CHUNK, n), ...] @ C.T) + c2[None, :], axis=1))
+                               for a in range(0, n, CHUNK)] or [np.zeros(0)]).astype(np.int64)
+
+    def _map_xp(self, s: int, rows):
+        """Cluster s's Nystrom features of device rows, in chunks: K(rows, landmarks) M'."""
+        xp = namespace(rows)
+        lm, MT = self._maps_xp[s]
+        n = int(rows.shape[0])
+        parts = [gaussian_block_xp(rows[a:min(a + CHUNK, n), ...], lm, float(self.gamma)) @ MT
+                 for a in range(0, n, CHUNK)]
+        return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+
+    def _link_xp(self, X, s, t, rng, gamma):
+        """:meth:`_link` with A, B and the sampled rows of X copied from the device (4 k_s and
+        4 k_t rows), solved on the host by the same numpy code."""
+        rows = []
+        for u in (s, t):
+            n_u = len(self.members_[u])
+            take = int(min(math.ceil(self.link_oversample * self.ranks_[u]), n_u))
+            rows.append(self._link_positions(s, t, u, n_u, take, rng))
+        A = to_numpy(take_rows(self.blocks_[s], rows[0]))
+        B = to_numpy(take_rows(self.blocks_[t], rows[1]))
+        Xa = to_numpy(take_rows(X, self.members_[s][rows[0]]))
+        Xb = to_numpy(take_rows(X, self.members_[t][rows[1]]))
+        G_hat = gaussian_block(Xa, Xb, gamma, A_sqn=row_sqnorms(Xa), B_sqn=row_sqnorms(Xb))
+        return pinv_solve(A.T @ A, pinv_solve(B.T @ B, (A.T @ G_hat) @ B, right=True))
+
+    def _factor_like(self):
+        blocks = getattr(self, "blocks_", None)
+        return None if not blocks or is_numpy(blocks[0]) else blocks[0]
+
+    def _block_rows(self, parts):
+        """[(s, m_s x k_s block)] -> the sum_s m_s x K matrix with each block in cluster s's
+        columns and zeros elsewhere (built by concatenation: no item assignment)."""
+        xp = namespace(parts[0][1])
+        K = int(self.offsets_[-1])
+        out = []
+        for s, P in parts:
+            a0, a1 = int(self.offsets_[s]), int(self.offsets_[s + 1])
+            m = int(P.shape[0])
+            z = lambda w: xp.zeros((m, w), dtype=P.dtype, device=device(P))  # noqa: E731
+            out.append(xp.concat([z(a0), P, z(K - a1)], axis=1))
+        return out[0] if len(out) == 1 else xp.concat(out, axis=0)
+
+    def _grouped_rows(self, labels: np.ndarray, rows_of):
+        """W rows for m points of host ``labels``: each cluster's rows (``rows_of(s, sel)``) made
+        contiguous by a stable sort, then put back in the points' order with ``take``."""
+        order = np.argsort(labels, kind="stable")
+        parts = [(int(s), rows_of(int(s), order[labels[order] == s])) for s in np.unique(labels)]
+        if not parts:
+            like = self._factor_like()
+            return namespace(like).zeros((0, int(self.offsets_[-1])), dtype=like.dtype, device=device(like))
+        return take_rows(self._block_rows(parts), np.argsort(order))
+
     def _cluster(self, X, c, rng):
         n = X.shape[0]
         if self.partition == "random":  # Table 3's baseline: a random partition of equal parts
@@ -263,6 +423,12 @@ class MEKA(KernelApproximation):
         return int(sum(len(m) * kk for m, kk in zip(self.members_, k)) + k @ kept @ k)
 
     def _w_dot(self, U):
+        if self._factor_like() is not None:  # device: block products on slices, then unsort
+            xp = namespace(U)
+            parts = [W @ U[int(self.offsets_[s]):int(self.offsets_[s + 1]), ...]
+                     for s, W in enumerate(self.blocks_)]
+            out = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+            return xp.take(out, self._inverse_xp, axis=0)
         U = np.asarray(U)
         out = np.empty((self.n_samples_,) + U.shape[1:])
         for s, idx in enumerate(self.members_):
@@ -270,6 +436,12 @@ class MEKA(KernelApproximation):
         return out
 
     def _wt_dot(self, V):
+        if self._factor_like() is not None:
+            xp = namespace(V)
+            Vs = xp.take(V, self._perm_xp, axis=0)
+            parts = [W.T @ Vs[int(self.row_starts_[s]):int(self.row_starts_[s + 1]), ...]
+                     for s, W in enumerate(self.blocks_)]
+            return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         V = np.asarray(V)
         out = np.empty((int(self.offsets_[-1]),) + V.shape[1:])
         for s, idx in enumerate(self.members_):
@@ -277,6 +449,8 @@ class MEKA(KernelApproximation):
         return out
 
     def _w_gram(self):
+        if self._factor_like() is not None:
+            return self._block_rows([(s, W.T @ W) for s, W in enumerate(self.blocks_)])
         K = int(self.offsets_[-1])
         out = np.zeros((K, K))
         for s, W in enumerate(self.blocks_):
@@ -285,6 +459,11 @@ class MEKA(KernelApproximation):
         return out
 
     def _w_rows(self, idx):
+        if self._factor_like() is not None:
+            idx = np.asarray(idx, dtype=np.int64) % self.n_samples_
+            pos = self.position_
+            return self._grouped_rows(self.labels_[idx],
+                                      lambda s, sel: take_rows(self.blocks_[s], pos[idx[sel]]))
         out = np.zeros((len(idx), int(self.offsets_[-1])))
         pos = self.position_
         for s in np.unique(self.labels_[idx]):
@@ -305,6 +484,9 @@ class MEKA(KernelApproximation):
     def _w_new(self, X_new):
         """Out-of-sample rows of W (spec 1.7, a reading: R has none): nearest centre s, then
         that cluster's Nystrom map, zeros in the other clusters' columns."""
+        if self._factor_like() is not None:  # X_new is on the factor's device (_check_new)
+            return self._grouped_rows(self._nearest_xp(X_new),
+                                      lambda s, sel: self._map_xp(s, take_rows(X_new, sel)))
         X_new = as_dense(X_new)
         lab = nearest_centre(X_new, self.centres_)
         out = np.zeros((X_new.shape[0], int(self.offsets_[-1])))

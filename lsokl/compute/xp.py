@@ -5,16 +5,21 @@ time) and stay numba-compiled on the CPU. What is written against the Array API 
 the ``array-api-compat`` package, is the work that is already batched into matrix products:
 
 * DSG (:mod:`lsokl.learners.stochastic.dsg`, growing and bounded forms, every loss, with or
-  without the preconditioner), and
+  without the preconditioner),
 * the low-rank kernel approximations RKS, Nys and KNys with the kernel ridge solve
-  (:mod:`lsokl.approx`).
+  (:mod:`lsokl.approx`), and
+* MEKA (:mod:`lsokl.approx.meka`): its n x k_s blocks W_s and link matrix L on the device, the
+  rows kept sorted by cluster there (the standard has no integer-array assignment: a permutation
+  and its inverse through ``take``); its k-means over the sampled rows, the 2k x 2k landmark
+  eigendecompositions and the 4k-row link solves run on the host and move over.
 
 Given numpy arrays they run the numpy code they always ran (bit for bit). Given arrays of another
 namespace (``torch.Tensor``, ``cupy.ndarray``, ``array_api_strict``) they compute in that namespace,
 on that array's device. Random draws (DSG's frequency blocks, RKS's frequencies, Nystrom's landmark
-indices, k-means starts) are always made by numpy from the same seeds and then moved to the device,
-so every backend plays the same model; the results agree with numpy to float32 round-off (the
-order of a GEMM's sums differs between BLAS libraries), not bit for bit.
+indices, k-means starts, MEKA's landmark and link positions) are always made by numpy from the
+same seeds and then moved to the device, so every backend plays the same model; the results agree
+with numpy to float32 round-off (the order of a GEMM's sums differs between BLAS libraries), not
+bit for bit.
 
 What array-api-compat could not do and is written here: choosing a device by name from a config
 (``device: cuda``) with a one-line error when it is absent, and moving a numpy array onto the
