@@ -167,7 +167,10 @@ class MEKA(KernelApproximation):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
-    def _fit(self, X, rng):
+    def _partition(self, X, rng, cluster):
+        """The steps both fits share: the checks, the three draw streams, the clustering (by
+        ``cluster(X, c, rng)``), the dropped link blocks, the members and ranks of every cluster.
+        Returns (gamma, r_diag, r_link, members, sizes)."""
         n, c = X.shape[0], int(self.clusters)
         gamma = float(self.gamma)
         if c > n:
@@ -175,10 +178,9 @@ class MEKA(KernelApproximation):
         total = int(self.total_rank) if self.total_rank is not None else c * int(self.rank)
         self._check_rank(n, total, key="clusters * rank" if self.total_rank is None else "total_rank")
         r_cluster, r_diag, r_link = rng.spawn(3)
-        sqn = row_sqnorms(X)
 
         with timed(self.timings_, "clustering", self.cpu_timings_):
-            self._cluster(X, c, r_cluster)
+            cluster(X, c, r_cluster)
             self.centre_kernel_ = gaussian_block(self.centres_, self.centres_, gamma)
             self.dropped_ = dropped_pairs(self.centre_kernel_, float(self.eta),
                                           None if self.eps is None else float(self.eps))
@@ -191,6 +193,12 @@ class MEKA(KernelApproximation):
                                      None if self.total_rank is not None else int(self.rank))
         self.members_ = members
         self.offsets_ = np.concatenate([[0], np.cumsum(self.ranks_)])
+        return gamma, r_diag, r_link, members, sizes
+
+    def _fit(self, X, rng):
+        c = int(self.clusters)
+        sqn = row_sqnorms(X)
+        gamma, r_diag, r_link, members, sizes = self._partition(X, rng, self._cluster)
 
         stream = Stream(X)
         with timed(self.timings_, "diagonal", self.cpu_timings_):
@@ -227,28 +235,8 @@ class MEKA(KernelApproximation):
     def _fit_xp(self, X, rng):
         """:meth:`_fit` for an Array API X (see the module docstring): the same draws in the same
         order; W_s and L on X's device, the rows sorted by cluster there."""
-        n, c = X.shape[0], int(self.clusters)
-        gamma = float(self.gamma)
-        if c > n:
-            raise ValueError(f"MEKA: clusters={c} is larger than the number of samples ({n})")
-        total = int(self.total_rank) if self.total_rank is not None else c * int(self.rank)
-        self._check_rank(n, total, key="clusters * rank" if self.total_rank is None else "total_rank")
-        r_cluster, r_diag, r_link = rng.spawn(3)
-
-        with timed(self.timings_, "clustering", self.cpu_timings_):
-            self._cluster_xp(X, c, r_cluster)
-            self.centre_kernel_ = gaussian_block(self.centres_, self.centres_, gamma)
-            self.dropped_ = dropped_pairs(self.centre_kernel_, float(self.eta),
-                                          None if self.eps is None else float(self.eps))
-        members = [np.flatnonzero(self.labels_ == s) for s in range(c)]
-        sizes = np.array([len(m) for m in members])
-        if np.any(sizes == 0):
-            raise ValueError(f"MEKA: a cluster is empty after assigning all points (sizes "
-                             f"{sizes.tolist()}); use fewer clusters")
-        self.ranks_ = allocate_ranks(sizes, total, self.k_alloc,
-                                     None if self.total_rank is not None else int(self.rank))
-        self.members_ = members
-        self.offsets_ = np.concatenate([[0], np.cumsum(self.ranks_)])
+        c = int(self.clusters)
+        gamma, r_diag, r_link, members, sizes = self._partition(X, rng, self._cluster_xp)
         perm = np.concatenate(members)  # rows sorted by cluster (members_ order inside each)
         self.row_starts_ = np.concatenate([[0], np.cumsum(sizes)])
         self._perm_xp = asarray(perm, X, dtype=namespace(X).int64)
