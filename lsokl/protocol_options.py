@@ -88,14 +88,6 @@ def _positive(v) -> bool:
     return isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(v) and v > 0
 
 
-def _join(key: str, sub: str) -> str:
-    return f"{key}.{sub}" if key else sub
-
-
-def _positive(v) -> bool:
-    return isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-
-
 def _join(key: str, sub) -> str:
     """``a.b`` / ``a[3]``: a config key path."""
     if isinstance(sub, int):

@@ -196,7 +196,6 @@ class MEKA(KernelApproximation):
         return gamma, r_diag, r_link, members, sizes
 
     def _fit(self, X, rng):
-        c = int(self.clusters)
         sqn = row_sqnorms(X)
         gamma, r_diag, r_link, members, sizes = self._partition(X, rng, self._cluster)
 
@@ -211,6 +210,12 @@ class MEKA(KernelApproximation):
                 self.maps_.append(fmap)
                 self.blocks_.append(map_rows(fmap, stream, idx))
 
+        self.L_ = self._link_matrix(lambda s, t: self._link(X, sqn, s, t, r_link, gamma))
+
+    def _link_matrix(self, link) -> np.ndarray:
+        """The K x K link matrix L (host numpy): identity diagonal blocks, ``link(s, t)`` for every
+        kept pair s < t and its transpose, then (``psd``) the PSD projection. Both fits share it."""
+        c = int(self.clusters)
         K = int(self.offsets_[-1])
         L = np.zeros((K, K))
         with timed(self.timings_, "links", self.cpu_timings_):
@@ -220,7 +225,7 @@ class MEKA(KernelApproximation):
                 for t in range(s + 1, c):
                     if self.dropped_[s, t]:
                         continue
-                    L_st = self._link(X, sqn, s, t, r_link, gamma)
+                    L_st = link(s, t)
                     b0, b1 = self.offsets_[t], self.offsets_[t + 1]
                     L[a0:a1, b0:b1] = L_st
                     L[b0:b1, a0:a1] = L_st.T
@@ -230,12 +235,11 @@ class MEKA(KernelApproximation):
                 self.negative_eigenvalues_ = int(np.sum(lam < 0))
                 L = (U * np.maximum(lam, 0.0)) @ U.T
                 L = 0.5 * (L + L.T)
-        self.L_ = L
+        return L
 
     def _fit_xp(self, X, rng):
         """:meth:`_fit` for an Array API X (see the module docstring): the same draws in the same
         order; W_s and L on X's device, the rows sorted by cluster there."""
-        c = int(self.clusters)
         gamma, r_diag, r_link, members, sizes = self._partition(X, rng, self._cluster_xp)
         perm = np.concatenate(members)  # rows sorted by cluster (members_ order inside each)
         self.row_starts_ = np.concatenate([[0], np.cumsum(sizes)])
@@ -255,26 +259,7 @@ class MEKA(KernelApproximation):
                 a0, a1 = int(self.row_starts_[s]), int(self.row_starts_[s + 1])
                 self.blocks_.append(self._map_xp(s, Xs[a0:a1, ...]))
 
-        K = int(self.offsets_[-1])
-        L = np.zeros((K, K))
-        with timed(self.timings_, "links", self.cpu_timings_):
-            for s in range(c):
-                a0, a1 = self.offsets_[s], self.offsets_[s + 1]
-                L[a0:a1, a0:a1] = np.eye(a1 - a0)
-                for t in range(s + 1, c):
-                    if self.dropped_[s, t]:
-                        continue
-                    L_st = self._link_xp(X, s, t, r_link, gamma)
-                    b0, b1 = self.offsets_[t], self.offsets_[t + 1]
-                    L[a0:a1, b0:b1] = L_st
-                    L[b0:b1, a0:a1] = L_st.T
-        if self.psd:
-            with timed(self.timings_, "psd", self.cpu_timings_):
-                lam, U = np.linalg.eigh(L)
-                self.negative_eigenvalues_ = int(np.sum(lam < 0))
-                L = (U * np.maximum(lam, 0.0)) @ U.T
-                L = 0.5 * (L + L.T)
-        self.L_ = asarray(L, X)
+        self.L_ = asarray(self._link_matrix(lambda s, t: self._link_xp(X, s, t, r_link, gamma)), X)
 
     def _cluster_xp(self, X, c, rng):
         """:meth:`_cluster` for an Array API X: the same draws; k-means on the host over the

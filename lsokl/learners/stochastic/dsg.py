@@ -62,7 +62,7 @@ from scipy.special import expit, log_expit, logsumexp
 from sklearn.utils.metaestimators import available_if
 
 from ..base import SIGMA
-from .minibatch import BATCH, BlockModel, Schedule, decay_and_add, take_rows, zeros_like_rows
+from .minibatch import BATCH, BlockModel, Schedule, HeldOutCurve, take_rows, zeros_like_rows
 from ...compute.params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
 from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace, to_numpy
 
@@ -423,10 +423,8 @@ class DSG(BlockModel):
         import time
 
         n_stream, b = len(order), int(self.batch_size)
-        S_test = None if X_test is None else zeros_like_rows(X, X_test.shape[0], self._n_outputs)
-        seen, errs, maes, times = [], [], [], []
-        elapsed = test_time = 0.0
-        ck = 0
+        tests = HeldOutCurve(self, X, X_test, y_test, ckpts)
+        elapsed = 0.0
         for a in range(0, n_stream, b):
             t0 = time.perf_counter()
             stop = min(a + b, n_stream)
@@ -435,20 +433,11 @@ class DSG(BlockModel):
             self.feature_rows_ += Xb.shape[0] * self.n_blocks_
             decay = self._step(self.t_, Xb, Y[a:stop], self._scores(Xb))
             self.samples_seen_ = stop
-            t1 = time.perf_counter()
-            elapsed += t1 - t0
-            if S_test is not None:
-                S_test = decay_and_add(S_test, decay, self._last_block_scores(X_test))
-                while ck < len(ckpts) and ckpts[ck] <= stop:
-                    e, m = self._test_metrics(S_test, y_test)
-                    seen.append(stop), errs.append(e), maes.append(m), times.append(elapsed)
-                    ck += 1
-                test_time += time.perf_counter() - t1
+            elapsed += time.perf_counter() - t0
+            tests.after_step(stop, decay, elapsed)
         self.train_time_ = elapsed
         self._last = None
-        if S_test is None:
-            return None
-        return self._curve(seen, errs, maes, times, elapsed, test_time)
+        return tests.curve(elapsed)
 
     def _last_block_scores(self, X, start=0) -> np.ndarray:
         W, c, alpha = self._last

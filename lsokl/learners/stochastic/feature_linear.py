@@ -32,7 +32,6 @@ from ...compute.kernels import gaussian_gram
 from ..base import SIGMA
 from .minibatch import BATCH, MinibatchLearner
 from ...compute.params import POSITIVE, Seed
-from ..base import SIGMA
 from ...compute.randomness import NumpySource
 from ...compute.stream import Stream
 

@@ -25,7 +25,6 @@ from ...compute.kernels import gaussian_gram
 from ..base import SIGMA
 from .minibatch import BATCH, BlockModel, Schedule, step_size
 from ...compute.params import NON_NEGATIVE, POSITIVE
-from ..base import SIGMA
 
 
 def _dense(Xb) -> np.ndarray:

@@ -493,10 +493,8 @@ class BlockModel(MinibatchLearner):
         where[rows] = np.arange(len(rows))
         on_host = is_numpy(X)
         S = zeros_like_rows(X, len(rows), K)  # running scores, in the order of ``Xr``
-        S_test = None if X_test is None else zeros_like_rows(X, X_test.shape[0], K)
-        seen, errs, maes, times = [], [], [], []
-        elapsed = test_time = 0.0
-        ck = 0
+        tests = HeldOutCurve(self, X, X_test, y_test, ckpts)
+        elapsed = 0.0
         for a in range(0, n_stream, b):
             t0 = time.perf_counter()
             stop = min(a + b, n_stream)
@@ -513,20 +511,11 @@ class BlockModel(MinibatchLearner):
                 else:
                     S[k0:, ...] = S[k0:, ...] * decay + self._last_block_scores(Xr, k0)
             self.samples_seen_ = stop
-            t1 = time.perf_counter()
-            elapsed += t1 - t0
-            if S_test is not None:
-                S_test = decay_and_add(S_test, decay, self._last_block_scores(X_test))
-                while ck < len(ckpts) and ckpts[ck] <= stop:
-                    e, m = self._test_metrics(S_test, y_test)
-                    seen.append(stop), errs.append(e), maes.append(m), times.append(elapsed)
-                    ck += 1
-                test_time += time.perf_counter() - t1
+            elapsed += time.perf_counter() - t0
+            tests.after_step(stop, decay, elapsed)
         self.train_time_ = elapsed
         self._last = None  # the last block's scratch (W_t, alpha_t) is not model state
-        if S_test is None:
-            return None
-        return self._curve(seen, errs, maes, times, elapsed, test_time)
+        return tests.curve(elapsed)
 
 
 def zeros_like_rows(X, n: int, k: int):
@@ -545,3 +534,33 @@ def decay_and_add(S, decay: float, add):
         S += add
         return S
     return (S * decay if decay != 1.0 else S) + add
+
+
+class HeldOutCurve:
+    """The running test scores of a block model's pass and its curve (test error at the
+    checkpoints of samples seen): after each step the test scores decay like the model and gain
+    the new block's contribution; the time spent here is the pass's test time, not its training
+    time. Shared by :class:`BlockModel`'s running-score driver and bounded DSG."""
+
+    def __init__(self, learner, X, X_test, y_test, ckpts):
+        self.learner, self.X_test, self.y_test, self.ckpts = learner, X_test, y_test, ckpts
+        self.S = None if X_test is None else zeros_like_rows(X, X_test.shape[0], learner._n_outputs)
+        self.seen, self.errs, self.maes, self.times = [], [], [], []
+        self.test_time = 0.0
+        self.k = 0
+
+    def after_step(self, stop: int, decay: float, elapsed: float) -> None:
+        if self.S is None:
+            return
+        t1 = time.perf_counter()
+        self.S = decay_and_add(self.S, decay, self.learner._last_block_scores(self.X_test))
+        while self.k < len(self.ckpts) and self.ckpts[self.k] <= stop:
+            e, m = self.learner._test_metrics(self.S, self.y_test)
+            self.seen.append(stop), self.errs.append(e), self.maes.append(m), self.times.append(elapsed)
+            self.k += 1
+        self.test_time += time.perf_counter() - t1
+
+    def curve(self, elapsed: float):
+        if self.S is None:
+            return None
+        return self.learner._curve(self.seen, self.errs, self.maes, self.times, elapsed, self.test_time)
