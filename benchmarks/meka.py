@@ -38,7 +38,7 @@ STEP = {"TC": "clustering", "TW": "diagonal", "TL": "links"}
 
 
 def machine() -> str:
-    from lsokl.report.meka import machine_load
+    from lsokl.report.machine import machine_load
 
     return machine_load()
 

@@ -49,7 +49,7 @@ def test_table1_grid():
 
 
 def test_report_rows_beside_the_paper(tmp_path):
-    from lsokl.report import bpegasosm as rb
+    from lsokl.papers.bpegasosm2010 import report as rb
     rows = []
     for sigma, accs in ((1.0, [90.0, 91.0]), (2.0, [93.0, 94.0])):
         for rep, a in enumerate(accs):
@@ -81,7 +81,7 @@ def test_bad_bpegasos_settings_are_refused_naming_the_key(tmp_path):
 def test_prjtrn_width_is_chosen_among_widths_whose_search_reached_the_budget():
     """A PRJTRN++ width whose threshold search did not end near B SVs has a different model size
     than the budgeted rows, so the report's PRJTRN++ cell takes the best width that reached B."""
-    from lsokl.report import bpegasosm as rb
+    from lsokl.papers.bpegasosm2010 import report as rb
     rows = []
     for sigma, acc, reached in ((1.0, 95.0, False), (2.0, 80.0, True), (4.0, 70.0, True)):
         for rep in range(2):
@@ -102,7 +102,7 @@ def test_curves_keep_coinciding_algorithms_apart(tmp_path, monkeypatch):
     some transparency), so a line drawn first is not hidden under one drawn later."""
     import matplotlib.pyplot as plt
 
-    from lsokl.report import bpegasosm as rb
+    from lsokl.papers.bpegasosm2010 import report as rb
     rows = [{"dataset": "checkerboard", "algo": algo, "by": "grid", "B": 100, "sigma": 0.25, "rep": 0,
              "status": "ok", "acc": 97.5, "n_train": 100_000, "steps": 100_000,
              "curve": {"n": [10_000], "test_value": [0.948]}}

@@ -112,3 +112,15 @@ def test_config_imports_neither_the_runner_nor_the_search():
             todo.extend(graph[m])
     high = sorted(m for m in seen if m.startswith(("lsokl.runner", "lsokl.search", "lsokl.cli", "lsokl.report")))
     assert not high, f"lsokl.config reaches {high}"
+
+
+def test_shared_reporting_imports_no_paper():
+    """A paper's folder (lsokl/papers/<paper>/) may use lsokl.report; lsokl.report never reaches a paper."""
+    graph = module_graph()
+    seen, todo = set(), [m for m in graph if m == "lsokl.report" or m.startswith("lsokl.report.")]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph[m])
+    assert not sorted(m for m in seen if m.startswith("lsokl.papers")), "lsokl.report reaches the paper layer"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lsokl.config import load_config
-from lsokl.report.meka import DATASETS, METHODS, published
+from lsokl.papers.meka2017.report import DATASETS, METHODS, published
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 

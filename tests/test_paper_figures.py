@@ -1,5 +1,5 @@
 """The offline figures of issue 27 item 6 as items of the paper layer: LSOKL Fig. 3's usps/letter
-panels, BPegasosM Fig. 3 (time vs stream length, in report/bpegasosm.py: no per-paper script),
+panels, BPegasosM Fig. 3 (time vs stream length, in papers/bpegasosm2010/report.py: no per-paper script),
 MEKA Fig. 12 (with Table 8's published values through ``--paper``) and DSG's SC2 / tuned runs."""
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_scripts_holds_no_per_paper_script():
 
 # ----------------------------------------------------------------------------- BPegasosM Fig. 3
 def test_loglog_slope_by_hand():
-    from lsokl.report.bpegasosm import loglog_slope
+    from lsokl.papers.bpegasosm2010.report import loglog_slope
 
     n = np.array([1e3, 2e3, 4e3, 8e3])
     assert loglog_slope(n, 3e-6 * n ** 2) == pytest.approx(2.0)
@@ -48,7 +48,7 @@ def test_loglog_slope_by_hand():
 
 
 def test_bpegasosm_recipe_draws_the_time_curves_for_fig3(tmp_path, monkeypatch):
-    from lsokl.report import bpegasosm
+    from lsokl.papers.bpegasosm2010 import report as bpegasosm
 
     calls = []
     monkeypatch.setattr(reproduce, "_run", lambda *a, **k: 0)
@@ -128,7 +128,7 @@ def test_dsg_sc2_claim_is_judged_below_the_exact_methods_pass(tmp_path):
 
 
 def test_dsg_e1_plain_runs_the_plain_config_and_its_report(tmp_path, monkeypatch):
-    from lsokl.report import dsg
+    from lsokl.papers.dsg2014 import report as dsg
 
     calls = []
     monkeypatch.setattr(dsg, "lsokl", lambda *a: calls.append([str(x) for x in a]) or 0)

@@ -108,7 +108,7 @@ def test_lsokl_claims_hold_on_the_published_tables():
 
 
 def test_bpegasosm_meka_and_dsg_claims_hold_on_the_published_tables():
-    from lsokl.report.meka import METHODS
+    from lsokl.papers.meka2017.report import METHODS
 
     b = _paper_table("bpegasosm2010_table1.csv")
     algo = {"PegasosM": "pegasos", "PRJTRN++": "prjtrn++", "BPM+RAND": "bpm-rand", "BPM+SMAL": "bpm-smal",
@@ -265,7 +265,7 @@ def test_reproduce_runs_fetch_run_report_into_the_items_folder(tmp_path, monkeyp
 
 # ----------------------------------------------------------------------------- reports
 def test_meka_report_calls_a_dataset_a_stand_in_only_when_it_is_not_the_papers(tmp_path, monkeypatch):
-    from lsokl.report import meka
+    from lsokl.papers.meka2017 import report as meka
 
     def fake(datasets):
         return pd.DataFrame([{"dataset": d, "learner": learner, "status": "ok", "test_accuracy": 0.9,
@@ -282,7 +282,7 @@ def test_meka_report_calls_a_dataset_a_stand_in_only_when_it_is_not_the_papers(t
 
 
 def test_bpegasosm_report_leaves_the_hand_written_notes_alone(tmp_path, monkeypatch):
-    from lsokl.report import bpegasosm as rb
+    from lsokl.papers.bpegasosm2010 import report as rb
 
     rows = [{"dataset": "usps", "label": "bpm-mrg", "algo": "bpm-mrg", "by": "grid", "B": 100, "sigma": 2.0,
              "rep": rep, "status": "ok", "acc": 92.0 + rep, "time_s": 1.0, "test_time_s": 0.1, "support": 100,
@@ -334,3 +334,18 @@ def test_a_partial_reproduction_never_writes_the_committed_folder(tmp_path, monk
                         echo=lambda m: None)
     assert seen == [tmp_path / "runs" / "partial" / "results" / "table5"]
     assert not (tmp_path / FILE).exists()
+
+
+def test_a_paper_is_one_folder():
+    """Each paper's declarations and its own reporting live in lsokl/papers/<paper>/; lsokl/report/
+    keeps only what all papers share."""
+    import importlib.util
+
+    import lsokl.report
+
+    for paper in papers.PAPERS:
+        pkg = importlib.import_module(f"lsokl.papers.{paper}")
+        assert {i.id for i in pkg.ITEMS} == {i for i in papers.items() if i.startswith(paper + ":")}
+        assert importlib.util.find_spec(f"lsokl.papers.{paper}.report") is not None
+    shared = {p.stem for p in Path(lsokl.report.__file__).parent.glob("*.py")}
+    assert not shared & {"dsg", "meka", "bpegasosm", "batch"}

@@ -1,4 +1,4 @@
-"""The holdout comparison report (lsokl.report.batch): aggregation, published values, tolerance
+"""The holdout comparison report (lsokl.papers.lsokl2016.report): aggregation, published values, tolerance
 verdicts, substitute flags and the time ratios measured in one run."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lsokl.report.batch import attach, summarise, to_markdown
+from lsokl.papers.lsokl2016.report import attach, summarise, to_markdown
 
 
 def _rec(ds, algo, acc, train, test, status="ok", evaluated_on="test", perm=0, chosen=None):

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from lsokl.report import meka
+from lsokl.papers.meka2017 import report as meka
 from lsokl.results import ResultStore
 from lsokl.results.record import make_record
 

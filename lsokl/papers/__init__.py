@@ -9,8 +9,13 @@ committed files (:mod:`lsokl.papers.scoreboard`). Items the paper has but lsokl 
 declared too, with ``status="not-implemented"`` and the reason; figure configs that are being
 written elsewhere are ``status="planned"``.
 
-One module per paper: :mod:`.lsokl2016`, :mod:`.bpegasosm2010`, :mod:`.dsg2014`, :mod:`.meka2017`.
-Hand-written notes that explain misses stay Markdown (``NOTES.md``) next to the generated tables.
+A paper is one folder: :mod:`.lsokl2016`, :mod:`.bpegasosm2010`, :mod:`.dsg2014`, :mod:`.meka2017`,
+each with its declarations (``items.py``) and the reporting that the generic tables and plots of
+:mod:`lsokl.report` cannot draw (``report.py``, called by its recipe). :mod:`lsokl.report` holds only
+what all papers share and never imports a paper. Adding a reproduction is one :class:`Item` in the
+paper's ``items.py`` plus one config (``lsokl/configs/``); code goes into the paper's folder only when
+the generic reporting cannot draw it. Hand-written notes that explain misses stay Markdown
+(``NOTES.md``) next to the generated tables.
 """
 from __future__ import annotations
 

@@ -4,15 +4,18 @@ One generic path with a few recipes (``RECIPES``), chosen by the item:
 
 * ``online-table``: ``lsokl run CONFIG`` into the item's folder, ``lsokl report --paper`` and the
   headline ``<config name>.md`` (LSOKL Tables 5, 7, 9);
-* ``batch-table``: the same run, then the holdout comparison (``report/batch.py``; LSOKL Table 3);
+* ``batch-table``: the same run, then the holdout comparison (``lsokl2016/report.py``; LSOKL Table 3);
 * ``sweep-figure``: the run, then ``lsokl figure --sweep`` (LSOKL Figs. 3, 4; MEKA Fig. 12), with the
   item's ``paper`` option as ``--paper``;
 * ``convergence-figure``: the source table's run (resumable: finished cells are skipped), then
   ``lsokl figure --convergence`` and the search curves (LSOKL Figs. 1-2, 5-6);
-* ``meka``: the run, then the MEKA report named by the item (``report/meka.py``);
+* ``meka``: the run, then the MEKA report named by the item (``meka2017/report.py``);
 * ``bpegasosm``: the runs, then the Table 1 report, or with ``report: time-vs-length`` the Fig. 3
-  time curves (``report/bpegasosm.py``);
-* ``dsg``: the DSG experiments (``report/dsg.py``), then ``dsg.md``.
+  time curves (``bpegasosm2010/report.py``);
+* ``dsg``: the DSG experiments (``dsg2014/report.py``), then ``dsg.md``.
+
+The last four call the reporting of the item's paper folder (``lsokl/papers/<paper>/report.py``):
+what the generic tables and plots of :mod:`lsokl.report` cannot draw.
 
 Configs are the shipped ones (``lsokl/configs``), so a wheel install reproduces too. Committed folders
 are relative to ``root`` (the clone's top folder; the current folder by default), and after the
@@ -115,7 +118,7 @@ def _has_records(folder: Path) -> bool:
 
 
 def batch_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
-    from ..report import batch
+    from .lsokl2016 import report as batch
 
     folder.mkdir(parents=True, exist_ok=True)
     machine = folder / "machine.txt"
@@ -129,7 +132,7 @@ def batch_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 
 
 def _machine_line(when: str) -> str:
-    from ..report.meka import machine_load
+    from ..report.machine import machine_load
 
     return f"{when}: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; {machine_load()}"
 
@@ -157,9 +160,10 @@ def convergence_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> 
 
 
 def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
-    from ..report import meka as report
+    from ..report.machine import machine_load
+    from .meka2017 import report
 
-    before = f"Measured on {report.machine_load()}."
+    before = f"Measured on {machine_load()}."
     code = 0
     for config in item.configs:  # e.g. Table 2's stand-in and the paper's own (large, absent here) datasets
         code = _run(config, folder, {**opts, "jobs": opts.get("jobs") or 1}, echo, quiet=True,
@@ -177,7 +181,7 @@ def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 
 
 def bpegasosm(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
-    from ..report import bpegasosm as report
+    from .bpegasosm2010 import report
 
     code = 0
     for config in item.configs:
@@ -190,7 +194,7 @@ def bpegasosm(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 
 
 def dsg(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
-    from ..report import dsg as report
+    from .dsg2014 import report
 
     return report.run(folder, item.options["experiments"], jobs=opts.get("jobs") or 2)
 

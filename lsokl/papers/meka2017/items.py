@@ -2,15 +2,15 @@
 
 Tables 1-8 and Figures 1-13. Only pendigit (Table 7, Fig. 7) and wine/cadata/cpusmall (Table 8)
 are the paper's data here; Tables 2 and 3 run on stand-ins (a9a, pendigit) and say so. Every
-MEKA report names a dataset a stand-in only when it is not the paper's (``report/meka.py``).
+MEKA report names a dataset a stand-in only when it is not the paper's (``meka2017/report.py``).
 """
 from __future__ import annotations
 
 from functools import partial
 
-from .declare import Dataset as D
-from .declare import Item, Tolerance
-from . import scoring
+from ..declare import Dataset as D
+from ..declare import Item, Tolerance
+from .. import scoring
 
 _ABSENT = ("not in the offline mirror: `lsokl fetch {}` (upstream) or a mirror holding it, then the config's "
            "cells run")

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..learners.registry import DISPLAY_NAMES
-from ..results import ResultStore
-from .paper import load_table, norm_dataset
+from ...learners.registry import DISPLAY_NAMES
+from ...results import ResultStore
+from ...report.paper import load_table, norm_dataset
 
 # LSOKL Table 3's targets: full-split cells within max(2 published std, 1.5 points); the batch
 # solvers (no std) within 1 point.
@@ -184,7 +184,7 @@ def to_markdown(table: pd.DataFrame, paper: pd.DataFrame, reference: str, title:
 def write_report(results: Path, config: Path, paper_id: str, reference: str = "libsvm",
                  machine_file: Path | None = None) -> str:
     """Write ``report/batch.csv`` and ``<config name>.md`` into ``results``; returns the Markdown."""
-    from ..config import load_config
+    from ...config import load_config
 
     results = Path(results)
     exp = load_config(config)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..results import ResultStore
+from ...results import ResultStore
 
 METHODS = {"Nys": "nystrom", "RNys": "rnys", "KNys": "knys", "ENys": "enys", "RKS": "rks",
            "fastfood": "fastfood", "MEKA": "meka", "BKA-SVM": "bka-svm", "LIBSVM": "libsvm",
@@ -46,26 +46,6 @@ def standin_sentence(ran, paper_datasets, paper_desc: str, detail: str = "") -> 
             + (detail + " " if detail else ""))
 
 
-def machine_load() -> str:
-    """CPU count, model and load average, printed beside every timing (they come from a shared machine)."""
-    import os
-    import platform
-    import subprocess
-
-    model = platform.processor() or "?"
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name"):
-                model = line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    try:
-        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        load = "?"
-    return f"{os.cpu_count()} CPUs ({model}), load average {load} (1, 5, 15 min)"
-
-
 def published(table: int) -> pd.DataFrame:
     path = resources.files("lsokl.report") / "paper_tables" / f"meka2017_table{table}.csv"
     with resources.as_file(path) as p:
@@ -78,7 +58,7 @@ def records(root, config=None) -> pd.DataFrame:
     parameter was added)."""
     wanted = None
     if config is not None:
-        from ..config import load_config
+        from ...config import load_config
 
         paths = config if isinstance(config, (list, tuple)) else (config,)
         wanted = {(c.dataset, c.algorithm, json.dumps(c.param_dict, sort_keys=True))

@@ -7,9 +7,9 @@ regenerated from the experiments' JSON files after each panel).
 """
 from __future__ import annotations
 
-from .declare import Dataset as D
-from .declare import Item, Tolerance
-from . import scoring
+from ..declare import Dataset as D
+from ..declare import Item, Tolerance
+from .. import scoring
 
 _ABSENT = "not in the offline mirror"
 _MNIST8M = ("LIBSVM's mnist8m (8.1M x 784); not in the offline mirror: `lsokl fetch mnist8m` (upstream) or a mirror "

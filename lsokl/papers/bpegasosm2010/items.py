@@ -7,9 +7,9 @@ width chosen on a 10% validation cut; the best width by test accuracy is reporte
 """
 from __future__ import annotations
 
-from .declare import Dataset as D
-from .declare import Item, Tolerance
-from . import scoring
+from ..declare import Dataset as D
+from ..declare import Item, Tolerance
+from .. import scoring
 
 _T1 = (D("usps", "same", paper="USPS"), D("letter-uci", "same", paper="LETTER"),
        D("covtype", "absent", paper="COVERTYPE",

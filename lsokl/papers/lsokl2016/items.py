@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from .declare import Dataset as D
-from .declare import Item, Tolerance
-from . import scoring
+from ..declare import Dataset as D
+from ..declare import Item, Tolerance
+from .. import scoring
 
 STRICT = Tolerance(
     "|ours - paper| <= 2 published std, or <= 1.5 points where the published std < 0.75; counted on "

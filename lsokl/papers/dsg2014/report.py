@@ -38,7 +38,7 @@ PUBLISHED_E1 = {"DSG": 15.3, "NORMA": 15.0, "k-SDCA": 15.0}  # % test error, pap
 
 
 def _config(name: str) -> Path:
-    from ..packaged import resolve_config
+    from ...packaged import resolve_config
 
     return resolve_config(name)
 

@@ -350,7 +350,7 @@ def time_vs_length_lines(results: Path) -> dict[str, tuple[np.ndarray, np.ndarra
     """One line per algorithm setting from the holdout records with ``test_at`` cuts
     (``holdout.test_curve``: the training time at each cut, test scoring excluded, plus the whole
     pass): label -> (training samples, seconds, final support size)."""
-    from ..results import ResultStore
+    from ...results import ResultStore
 
     out = {}
     for r in ResultStore(results).records():
@@ -391,7 +391,7 @@ def time_vs_length(results: Path, out: Path | None = None,
     figures draw sweeps and test curves, no time-vs-length panel)."""
     import csv
 
-    from ..errors import LsoklError
+    from ...errors import LsoklError
 
     results = Path(results)
     out = Path(out) if out is not None else results
