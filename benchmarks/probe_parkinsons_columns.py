@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Which 20th column did the LSOKL paper keep for parkinsons (Table 8: d = 20)?
 
-    python scripts/probe_parkinsons_columns.py [../shared/data/parkinsons/parkinsons_updrs.data]
+    python benchmarks/probe_parkinsons_columns.py [../shared/data/parkinsons/parkinsons_updrs.data]
 
 The UCI telemonitoring file has subject#, age, sex, test_time, motor_UPDRS, total_UPDRS and 16
 voice measures; with total_UPDRS the target, the 19 others without subject# and motor_UPDRS give
