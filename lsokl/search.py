@@ -25,7 +25,7 @@ How it runs (``lsokl run`` does it before the table's own cells; ``--no-search``
    streams). Its cells are ordinary cells: written to ``<results>/search/records`` and resumable.
 2. :func:`select` applies the rule per (dataset, label): among the settings whose passes all
    finished ``ok`` and most of which were not constant predictors (``degenerate``, see
-   :mod:`lsokl.runner.degenerate`), the lowest mean wins; ties go to the larger value. A setting
+   :mod:`lsokl.compute.degenerate`), the lowest mean wins; ties go to the larger value. A setting
    with a failed or diverged pass, or with a majority of degenerate passes, is never chosen; when
    none is eligible the config's own value stays, and the selection says so.
 3. :func:`apply` writes the chosen values into the table's config (``datasets.<d>.algorithms.
@@ -311,7 +311,7 @@ def selection_markdown(exp, choices: list[Choice], missing=()) -> str:
              "the larger value. A setting is never chosen if any of its passes failed or diverged, or if most "
              "of its passes were **degenerate** (a constant predictor: the mistakes of always predicting one "
              "class in every checkpoint segment, a constant squared loss, or no update at all; "
-             "`lsokl/runner/degenerate.py`).",
+             "`lsokl/compute/degenerate.py`).",
              *(["", "Two stages: the grid, then (`refine`) the values m x 10^k with m in "
                 f"{{{', '.join(_fmt_value(m) for m in spec.refine)}}} strictly between the grid's best point "
                 "and its two neighbours; the rule chooses among both stages' settings. Blank cells were "

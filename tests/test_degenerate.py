@@ -11,7 +11,7 @@ from lsokl.config import load_config
 from lsokl.learners.base import Trace, checkpoint_steps
 from lsokl.results import ResultStore
 from lsokl.runner import run_experiment
-from lsokl.runner.degenerate import check
+from lsokl.compute.degenerate import check
 
 
 def _trace(task, y, predictions, per_pass=15):

@@ -348,4 +348,4 @@ def test_a_paper_is_one_folder():
         assert {i.id for i in pkg.ITEMS} == {i for i in papers.items() if i.startswith(paper + ":")}
         assert importlib.util.find_spec(f"lsokl.papers.{paper}.report") is not None
     shared = {p.stem for p in Path(lsokl.report.__file__).parent.glob("*.py")}
-    assert not shared & {"dsg", "meka", "bpegasosm", "batch"}
+    assert not shared & {"dsg", "meka", "bpegasosm", "batch", "test_curves"}

@@ -31,7 +31,7 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
             "mistakes": r["mistakes"], "time_s": r["time_s"], "support_size": r["support_size"],
             "error": (r["error"] or {}).get("message") if r["error"] else None,
             "curve": json.dumps(r["curve"]) if r["curve"] else None,
-            "degenerate": bool(r.get("degenerate")),  # a constant predictor (lsokl.runner.degenerate)
+            "degenerate": bool(r.get("degenerate")),  # a constant predictor (lsokl.compute.degenerate)
         })
     cols = ["key", "config_name", "status", "task", "dataset", "algorithm", "learner", "params",
             "permutation", "seed", "scale", "max_samples", "n_samples", "n_features", "metric",

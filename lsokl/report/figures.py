@@ -281,14 +281,14 @@ def make_figures(results: str | Path, out: str | Path | None = None, *, sweep: l
                  dpi: int = 120, test_curve: bool = False, paper: str | None = None) -> list[Path]:
     """The figures of one results folder: a sweep figure per ``sweep`` parameter, the
     convergence figures and/or the test-error curves of holdout records (DSG Fig. 1,
-    :mod:`lsokl.report.test_curves`). Default ``out``: ``<results>/figures``."""
+    :mod:`lsokl.report.heldout_curves`). Default ``out``: ``<results>/figures``."""
     out = Path(out) if out else Path(results) / "figures"
     files: list[Path] = []
     if test_curve:
         from ..results import ResultStore
-        from .test_curves import test_curve_figures
+        from .heldout_curves import heldout_curve_figures
 
-        files += test_curve_figures(ResultStore(results).records(), out, prefix=prefix, title=title,
+        files += heldout_curve_figures(ResultStore(results).records(), out, prefix=prefix, title=title,
                                     dpi=dpi)
         if not sweep and not convergence:
             return files

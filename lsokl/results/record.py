@@ -24,7 +24,7 @@ RECORD_KEYS = (
     # what came out
     "metric", "value", "mistakes", "mistake_rate", "squared_loss", "time_s", "support_size",
     "curve", "error",
-    # None, or why the pass was a constant predictor (lsokl.runner.degenerate)
+    # None, or why the pass was a constant predictor (lsokl.compute.degenerate)
     "degenerate",
     # the protocol (None = online) and its own results (holdout: test accuracy, times, selection)
     "protocol", "holdout", "approximation",

@@ -57,11 +57,11 @@ def save_json(path: Path, obj) -> None:
 # ----------------------------------------------------------------------------------------- E1
 def e1(out: Path, jobs: int) -> dict:
     code = lsokl("run", _config("dsg-e1"), "--results", out / "e1", "-j", jobs, "-q")
-    from lsokl.report.test_curves import curve_frame, end_points, test_curve_figures
+    from lsokl.report.heldout_curves import curve_frame, end_points, heldout_curve_figures
     from lsokl.results import ResultStore
 
     recs = ResultStore(out / "e1").records()
-    test_curve_figures(recs, out / "figures", prefix="e1-", references={"a9a": {"published DSG": 15.3, "published NORMA, k-SDCA (approx.)": 15.0}},
+    heldout_curve_figures(recs, out / "figures", prefix="e1-", references={"a9a": {"published DSG": 15.3, "published NORMA, k-SDCA (approx.)": 15.0}},
                        title="E1 = Fig. 1(1) Adult (a9a): test error vs training samples")
     ends = end_points(curve_frame(recs))
     return {"exit_code": code, "end_points": ends.to_dict(orient="records")}
@@ -75,7 +75,7 @@ def e5(out: Path, jobs: int) -> dict:
     from lsokl.compute.kernels import gaussian_gram
     from lsokl.compute.randomness import NumpySource
     from lsokl.compute.stream import Stream
-    from lsokl.report.test_curves import curve_frame, end_points, test_curve_figures
+    from lsokl.report.heldout_curves import curve_frame, end_points, heldout_curve_figures
     from lsokl.results import ResultStore
     from lsokl.runner.protocols import holdout
 
@@ -107,7 +107,7 @@ def e5(out: Path, jobs: int) -> dict:
     refs["predict the training mean"] = {"rmse": float(np.sqrt(np.mean((y.mean() - yt) ** 2))),
                                          "mae": float(np.mean(np.abs(y.mean() - yt)))}
     recs = ResultStore(out / "e5").records()
-    test_curve_figures(recs, out / "figures", prefix="e5-",
+    heldout_curve_figures(recs, out / "figures", prefix="e5-",
                        references={name: {k: v["rmse"] for k, v in refs.items()}},
                        title=f"E5 analogue: K-ridge on {name}, test RMSE vs training samples")
     ends = end_points(curve_frame(recs))

@@ -4,7 +4,7 @@ data, predict then update, mistake rate (or squared loss) at checkpoints. The le
 from __future__ import annotations
 
 from ... import protocol_options as _options
-from ..degenerate import check as check_degenerate
+from ...compute.degenerate import check as check_degenerate
 from . import Outcome, Prepared
 
 OPTIONS: dict = _options.OPTIONS["online"]  # no keys beyond the common ones

@@ -64,7 +64,7 @@ def end_points(frame: pd.DataFrame) -> pd.DataFrame:
         time_s=("time_s", "mean")).reset_index()
 
 
-def test_curve_figures(records, out: str | Path, *, prefix: str = "", title: str | None = None,
+def heldout_curve_figures(records, out: str | Path, *, prefix: str = "", title: str | None = None,
                        dpi: int = 120, references: dict | None = None) -> list[Path]:
     """Write ``<prefix>test-error-<dataset>.png|svg`` (+ ``.csv`` mean curves and
     ``<prefix>end-points.csv``) under ``out``. ``references``: {dataset: {label: value}} drawn as
