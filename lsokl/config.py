@@ -471,17 +471,69 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
     """Validate a config (already parsed from YAML) and expand it to cells.
 
     The grid is counted before it is expanded: above ``max_cells`` (default
-    :data:`DEFAULT_MAX_CELLS`) it is refused with its count."""
-    from .learners import registry
+    :data:`DEFAULT_MAX_CELLS`) it is refused with its count.
 
+    The steps, in the order their errors are raised: the top-level settings (:func:`_top_settings`),
+    the algorithms (:func:`_algorithms`), whether each learner can run under the protocol and the
+    defaults reach one (:func:`_check_learners`), then per dataset its spec (:func:`_dataset_spec`),
+    its overrides (:func:`_dataset_overrides`) and the cells of each algorithm on it
+    (:func:`_add_cells`); last, the grid's size and the step-size search."""
     max_cells = DEFAULT_MAX_CELLS if max_cells is None else max_cells
-    planned = 0
-
     v = _Validator(source)
     top = v.mapping("", raw, TOP_KEYS)
     if not top:
         v.fail("", "empty config; it needs at least `datasets` and `algorithms`")
     raw = copy.deepcopy(top)
+    s = _top_settings(v, top, source)
+    algos = _algorithms(v, top, s)
+    warnings = _check_learners(v, algos, s)
+
+    known_ds = _known_datasets()
+    ds_entries = v.names("datasets", top.get("datasets"))
+    if not ds_entries:
+        v.fail("datasets", "is empty")
+    datasets: dict[str, DatasetSpec] = {}
+    grid = _Grid(max_cells)
+    for given, entry in ds_entries.items():
+        spec, entry = _dataset_spec(v, given, entry, known_ds, datasets, s)
+        datasets[spec.name] = spec
+        sizes = _check_split_sizes(v, _join("datasets", given), entry, spec, s.protocol, s.protocol_options)
+        over = _dataset_overrides(v, _join("datasets", given), entry, algos)
+        for label in algos.entries:
+            if label not in over.exclude:
+                _add_cells(v, grid, s, algos, label, spec, over, sizes, _join("datasets", given))
+    if grid.planned > max_cells:
+        v.fail("", grid_too_large(grid.planned, max_cells))
+    search = None
+    if top.get("search") is not None:  # the step-size search (lsokl/search.py) feeding these cells
+        search = parse_search(v, top["search"], algos.entries, ds_entries, s.seed)
+    return Experiment(path=source, name=s.name, seed=s.seed, datasets=datasets,
+                      algorithms={k: a[0] for k, a in algos.entries.items()}, cells=grid.cells, raw=raw,
+                      warnings=warnings, protocol=s.protocol, protocol_options=s.protocol_options,
+                      search=search)
+
+
+@dataclass
+class _TopSettings:
+    """The top-level keys every dataset and algorithm inherits unless it overrides them."""
+
+    name: str
+    task: str
+    seed: int
+    permutations: int
+    permutation_source: str
+    order: tuple  # (how, rows) of the top-level `order`
+    checkpoints: int | None
+    max_samples: int | None
+    scale: str | None
+    protocol: str
+    protocol_options: dict
+    timeout: float | None
+    defaults: dict  # parameter -> value (`budgets` folded in as `budget`)
+    default_paths: dict  # parameter -> the key path it was given at
+
+
+def _top_settings(v: _Validator, top: dict, source: str) -> _TopSettings:
     name = top.get("name", Path(source).stem)
     if not isinstance(name, str):
         v.expected("name", "a string", name)
@@ -500,15 +552,27 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
         defaults[BUDGET_PARAM] = top["budgets"]
     default_paths = {k: ("budgets" if k == BUDGET_PARAM and "budgets" in top else f"defaults.{k}")
                      for k in defaults}
+    return _TopSettings(name, task, seed, perms, perm_source, top_order, checkpoints, max_samples, scale,
+                        protocol_name, protocol_options, timeout, defaults, default_paths)
 
-    # algorithms: label -> (registry name, class or None, params, key path of each param)
+
+@dataclass
+class _Algorithms:
+    """The config's algorithms by label."""
+
+    entries: dict  # label -> (registry name, class or None, params, key path of each param)
+    select_of: dict  # label -> the parsed `select` (sorted pairs), () when none
+    select_key_of: dict  # label -> the key path the `select` was given at
+    perms_of: dict  # label -> its own `permutations`, when the entry gives one
+
+
+def _algorithms(v: _Validator, top: dict, s: _TopSettings) -> _Algorithms:
+    from .learners import registry
+
     algos = v.names("algorithms", top.get("algorithms"))
     if not algos:
         v.fail("algorithms", "is empty")
-    algorithms: dict[str, tuple] = {}
-    select_of: dict[str, tuple] = {}
-    select_key_of: dict[str, str] = {}
-    perms_of: dict[str, int] = {}
+    out = _Algorithms({}, {}, {}, {})
     for label, entry in algos.items():
         key = _join("algorithms", label)
         entry = dict(v.mapping(key, entry))
@@ -516,176 +580,208 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
         # `permutations` in an algorithm's entry: repetitions of that algorithm everywhere (a
         # deterministic batch solver needs one), unless a dataset's override says otherwise
         if "permutations" in entry:
-            perms_of[label] = v.int_(_join(key, "permutations"), entry.pop("permutations"), low=1)
+            out.perms_of[label] = v.int_(_join(key, "permutations"), entry.pop("permutations"), low=1)
         lname = entry.pop(LEARNER_KEY, label)
         if not isinstance(lname, str):
             v.expected(_join(key, LEARNER_KEY), "a registered algorithm name", lname)
         lname = registry.canonical(lname)
         try:
-            cls = _learner_class(lname, task)
+            cls = _learner_class(lname, s.task)
         except UnknownNameError as exc:
             v.fail(_join(key, LEARNER_KEY) if LEARNER_KEY in (algos[label] or {}) else key, str(exc))
-        algorithms[label] = (lname, cls, entry, {k: _join(key, k) for k in entry})
-        select_of[label] = _select(v, protocol_name, _join(key, SELECT_KEY), select_raw, cls, lname)
-        select_key_of[label] = _join(key, SELECT_KEY)
+        out.entries[label] = (lname, cls, entry, {k: _join(key, k) for k in entry})
+        out.select_of[label] = _select(v, s.protocol, _join(key, SELECT_KEY), select_raw, cls, lname)
+        out.select_key_of[label] = _join(key, SELECT_KEY)
         if select_raw is None and top.get(SELECT_KEY) is not None and cls is not None:
             wanted = set(top[SELECT_KEY] or {}) - {"by", *_select_option_names()}
             if wanted <= set(cls._get_param_names()):  # the top-level select reaches learners that have the params
-                select_of[label] = _select(v, protocol_name, SELECT_KEY, top[SELECT_KEY], cls, lname)
-                select_key_of[label] = SELECT_KEY
+                out.select_of[label] = _select(v, s.protocol, SELECT_KEY, top[SELECT_KEY], cls, lname)
+                out.select_key_of[label] = SELECT_KEY
+    return out
 
+
+def _check_learners(v: _Validator, algos: _Algorithms, s: _TopSettings) -> list[str]:
+    """Each learner can run under the protocol; the defaults mean something to at least one learner
+    of the grid. Returns the warnings (learners registered but not importable)."""
     warnings: list[str] = []
-    check = CHECK_LEARNER.get(protocol_name)
-    for label, (lname, cls, _, _) in algorithms.items():
+    check = CHECK_LEARNER.get(s.protocol)
+    for label, (lname, cls, _, _) in algos.entries.items():
         if cls is not None and check is not None and (why := check(cls)):
-            v.fail(_join("algorithms", label), f"{lname} cannot run under `protocol: {protocol_name}`: {why}")
+            v.fail(_join("algorithms", label), f"{lname} cannot run under `protocol: {s.protocol}`: {why}")
         if cls is None:
             warnings.append(f"algorithm {label!r} ({lname}) is registered but not importable yet; "
                             "its cells will be recorded as failed")
-
-    # defaults must mean something to at least one learner of the grid
-    known_classes = [a[1] for a in algorithms.values() if a[1] is not None]
-    if known_classes and len(known_classes) == len(algorithms):
+    known_classes = [a[1] for a in algos.entries.values() if a[1] is not None]
+    if known_classes and len(known_classes) == len(algos.entries):
         accepted = set().union(*(c._get_param_names() for c in known_classes))
-        for k in defaults:
+        for k in s.defaults:
             if k not in accepted and k != BUDGET_PARAM:  # budgets may target learners added later
-                v.fail(default_paths[k], f"no algorithm of this config has a parameter {k!r}."
+                v.fail(s.default_paths[k], f"no algorithm of this config has a parameter {k!r}."
                        + _hint(k, accepted))
+    return warnings
 
-    known_ds = _known_datasets()
-    ds_entries = v.names("datasets", top.get("datasets"))
-    if not ds_entries:
-        v.fail("datasets", "is empty")
-    datasets: dict[str, DatasetSpec] = {}
-    cells: list[Cell] = []
-    for given, entry in ds_entries.items():
-        dkey = _join("datasets", given)
-        dname, registered_task = given, None
-        if known_ds is not None:
-            if given.lower() not in known_ds:
-                v.fail(dkey, str(UnknownNameError("dataset", given, {n for n, _ in known_ds.values()})))
-            dname, registered_task = known_ds[given.lower()]  # aliases resolve to one name
-        if dname in datasets:
-            v.fail(dkey, f"dataset {dname!r} is listed twice")
-        entry = v.mapping(dkey, entry, DATASET_KEYS)
-        dtask = v.choice(_join(dkey, "task"), entry.get("task", registered_task or task), TASKS)
-        split = v.choice(_join(dkey, "split"), entry.get("split"), SPLITS, allow_none=True)
-        dscale = v.choice(_join(dkey, "scale"), entry.get("scale", scale), SCALES, allow_none=True)
-        fraction = protocol_options.get("test_fraction")
-        if "test_fraction" in entry:
-            if protocol_name != "holdout":
-                v.fail(_join(dkey, "test_fraction"), "only means something with `protocol: holdout`")
-            fraction = _fraction(v, _join(dkey, "test_fraction"), entry["test_fraction"])
-        draws = _draws(v, _join(dkey, "draws"), entry.get("draws"), dname, protocol_name)
-        if draws is not None and fraction is not None:
-            v.fail(_join(dkey, "draws"), "fresh draws bring their own test points; drop `test_fraction`")
-        if protocol_name == "holdout" and fraction is None and draws is None and not _has_test_split(dname):
-            v.fail(dkey, f"dataset {dname!r} has no test split, so `protocol: holdout` needs "
-                         f"`test_fraction` (e.g. 0.2) for it (under {dkey} or at the top)")
-        spec = DatasetSpec(
-            name=dname, task=dtask, split=split, test_fraction=fraction, draws=draws,
-            protocol_options=_dataset_options(v, dkey, entry, protocol_name),
-            scale=SCALE_ALIASES.get(dscale, dscale),
-            max_samples=v.int_(_join(dkey, "max_samples"), entry.get("max_samples", max_samples),
-                               low=1, allow_none=True),
-            permutations=v.int_(_join(dkey, "permutations"), entry.get("permutations", perms), low=1),
-            permutation_source=v.choice(_join(dkey, "permutation_source"),
-                                        entry.get("permutation_source", perm_source), PERMUTATION_SOURCES),
-            order=_order(v, dkey, entry, top_order[0], top_order[1])[2],
-        )
-        if spec.order and spec.permutation_source == "authors":
-            v.fail(_join(dkey, "order"), "`order: block-shuffle` draws its own order; it cannot be combined with "
-                                         "`permutation_source: authors`")
-        datasets[dname] = spec
-        sizes = _check_split_sizes(v, dkey, entry, spec, protocol_name, protocol_options)
-        ddefaults = dict(v.mapping(_join(dkey, "defaults"), entry.get("defaults")))
-        ddefault_paths = {k: _join(_join(dkey, "defaults"), k) for k in ddefaults}
-        if "budgets" in entry:
-            ddefaults[BUDGET_PARAM] = entry["budgets"]
-            ddefault_paths[BUDGET_PARAM] = _join(dkey, "budgets")
-        overrides = v.mapping(_join(dkey, "algorithms"), entry.get("algorithms"))
-        for label in overrides:
-            if label not in algorithms:
-                v.fail(_join(_join(dkey, "algorithms"), label),
-                       str(UnknownNameError("algorithm label of this config", label, algorithms)))
-        exclude = entry.get("exclude", []) or []
-        if not isinstance(exclude, list):
-            v.expected(_join(dkey, "exclude"), "a list of algorithm labels", exclude)
-        for i, label in enumerate(exclude):
-            if label not in algorithms:
-                v.fail(_join(_join(dkey, "exclude"), i),
-                       str(UnknownNameError("algorithm label of this config", label, algorithms)))
 
-        for label, (lname, cls, aparams, apaths) in algorithms.items():
-            if label in exclude:
+def _dataset_spec(v: _Validator, given: str, entry, known_ds, datasets: dict, s: _TopSettings) -> tuple:
+    """A dataset entry as a :class:`DatasetSpec` (its keys over the top-level ones); returns the spec
+    and the validated entry."""
+    dkey = _join("datasets", given)
+    dname, registered_task = given, None
+    if known_ds is not None:
+        if given.lower() not in known_ds:
+            v.fail(dkey, str(UnknownNameError("dataset", given, {n for n, _ in known_ds.values()})))
+        dname, registered_task = known_ds[given.lower()]  # aliases resolve to one name
+    if dname in datasets:
+        v.fail(dkey, f"dataset {dname!r} is listed twice")
+    entry = v.mapping(dkey, entry, DATASET_KEYS)
+    dtask = v.choice(_join(dkey, "task"), entry.get("task", registered_task or s.task), TASKS)
+    split = v.choice(_join(dkey, "split"), entry.get("split"), SPLITS, allow_none=True)
+    dscale = v.choice(_join(dkey, "scale"), entry.get("scale", s.scale), SCALES, allow_none=True)
+    fraction = s.protocol_options.get("test_fraction")
+    if "test_fraction" in entry:
+        if s.protocol != "holdout":
+            v.fail(_join(dkey, "test_fraction"), "only means something with `protocol: holdout`")
+        fraction = _fraction(v, _join(dkey, "test_fraction"), entry["test_fraction"])
+    draws = _draws(v, _join(dkey, "draws"), entry.get("draws"), dname, s.protocol)
+    if draws is not None and fraction is not None:
+        v.fail(_join(dkey, "draws"), "fresh draws bring their own test points; drop `test_fraction`")
+    if s.protocol == "holdout" and fraction is None and draws is None and not _has_test_split(dname):
+        v.fail(dkey, f"dataset {dname!r} has no test split, so `protocol: holdout` needs "
+                     f"`test_fraction` (e.g. 0.2) for it (under {dkey} or at the top)")
+    spec = DatasetSpec(
+        name=dname, task=dtask, split=split, test_fraction=fraction, draws=draws,
+        protocol_options=_dataset_options(v, dkey, entry, s.protocol),
+        scale=SCALE_ALIASES.get(dscale, dscale),
+        max_samples=v.int_(_join(dkey, "max_samples"), entry.get("max_samples", s.max_samples),
+                           low=1, allow_none=True),
+        permutations=v.int_(_join(dkey, "permutations"), entry.get("permutations", s.permutations), low=1),
+        permutation_source=v.choice(_join(dkey, "permutation_source"),
+                                    entry.get("permutation_source", s.permutation_source), PERMUTATION_SOURCES),
+        order=_order(v, dkey, entry, s.order[0], s.order[1])[2],
+    )
+    if spec.order and spec.permutation_source == "authors":
+        v.fail(_join(dkey, "order"), "`order: block-shuffle` draws its own order; it cannot be combined with "
+                                     "`permutation_source: authors`")
+    return spec, entry
+
+
+@dataclass
+class _DatasetOverrides:
+    """What a dataset entry changes for the algorithms run on it."""
+
+    defaults: dict  # its `defaults` (and `budgets`)
+    default_paths: dict
+    algorithms: dict  # label -> its per-algorithm parameters on this dataset
+    exclude: list  # labels not run on it
+
+
+def _dataset_overrides(v: _Validator, dkey: str, entry: dict, algos: _Algorithms) -> _DatasetOverrides:
+    ddefaults = dict(v.mapping(_join(dkey, "defaults"), entry.get("defaults")))
+    ddefault_paths = {k: _join(_join(dkey, "defaults"), k) for k in ddefaults}
+    if "budgets" in entry:
+        ddefaults[BUDGET_PARAM] = entry["budgets"]
+        ddefault_paths[BUDGET_PARAM] = _join(dkey, "budgets")
+    overrides = v.mapping(_join(dkey, "algorithms"), entry.get("algorithms"))
+    for label in overrides:
+        if label not in algos.entries:
+            v.fail(_join(_join(dkey, "algorithms"), label),
+                   str(UnknownNameError("algorithm label of this config", label, algos.entries)))
+    exclude = entry.get("exclude", []) or []
+    if not isinstance(exclude, list):
+        v.expected(_join(dkey, "exclude"), "a list of algorithm labels", exclude)
+    for i, label in enumerate(exclude):
+        if label not in algos.entries:
+            v.fail(_join(_join(dkey, "exclude"), i),
+                   str(UnknownNameError("algorithm label of this config", label, algos.entries)))
+    return _DatasetOverrides(ddefaults, ddefault_paths, overrides, exclude)
+
+
+@dataclass
+class _Grid:
+    """The cells expanded so far and the count of all planned ones (counted on past ``max_cells``, so
+    the error gives the whole count; nothing more is expanded then)."""
+
+    max_cells: int
+    planned: int = 0
+    cells: list = field(default_factory=list)
+
+
+def _add_cells(v: _Validator, grid: _Grid, s: _TopSettings, algos: _Algorithms, label: str, spec: DatasetSpec,
+               over: _DatasetOverrides, sizes, dkey: str) -> None:
+    """The cells of one algorithm on one dataset: its parameters merged (top defaults < dataset
+    defaults < the algorithm's entry < the dataset's override for it), its `select` resolved, the
+    grid expanded over the permutations."""
+    lname, cls, aparams, apaths = algos.entries[label]
+    dname, dtask = spec.name, spec.task
+    if dtask != s.task:
+        try:
+            cls = _learner_class(lname, dtask)
+        except UnknownNameError as exc:
+            v.fail(_join(dkey, "task"), f"algorithm {label!r}: {exc}")
+    okey = _join(_join(dkey, "algorithms"), label)
+    oparams = dict(v.mapping(okey, over.algorithms.get(label)))
+    # `permutations` here is not a learner parameter: it lets one costly (dataset,
+    # algorithm) pair run fewer passes than the rest of the grid.
+    n_perms = v.int_(_join(okey, "permutations"),
+                     oparams.pop("permutations", algos.perms_of.get(label, spec.permutations)),
+                     low=1)
+    merged, paths = _merge_params(v, lname, cls, ((s.defaults, s.default_paths, True),
+                                                  (over.defaults, over.default_paths, True),
+                                                  (aparams, apaths, False),
+                                                  (oparams, {k: _join(okey, k) for k in oparams}, False)))
+    selected = _resolve_grid_select(v, label, algos.select_of.get(label) or (), merged, dname)
+    if selected and sizes is not None:
+        _check_select_sizes(v, algos.select_key_of[label], dict(selected), sizes, dname)
+    for k in dict(selected):
+        merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
+    # a `select` runs inner cells per outer setting (candidates, times the folds of a CV) before the cell
+    # itself: they count towards the grid, so `folds: 1000000000` is refused with its count
+    grid.planned += settings_count(merged) * n_perms * (1 + _inner_per_cell(dict(selected)))
+    if grid.planned > grid.max_cells:
+        return  # keep counting, expand nothing more: the whole count goes into the error
+    for params in _expand(v, cls, lname, merged, paths):
+        for k in dict(selected):
+            params.pop(k, None)
+        for p in range(n_perms):
+            grid.cells.append(Cell(
+                dataset=dname, task=dtask, algorithm=label, learner=lname,
+                params=tuple(sorted(params.items())), permutation=p, seed=s.seed,
+                permutation_source=spec.permutation_source,
+                max_samples=spec.max_samples, scale=spec.scale,
+                n_checkpoints=s.checkpoints, timeout=s.timeout, split=spec.split,
+                protocol=s.protocol, select=selected, order=spec.order,
+                protocol_options=_cell_options(s.protocol_options, spec)))
+
+
+def _merge_params(v: _Validator, lname: str, cls, sources) -> tuple[dict, dict]:
+    """Parameters from ``(values, key paths, filtered)`` sources, later ones winning. Defaults
+    (filtered) only reach the learners that have the parameter; anything else unknown is an error."""
+    merged, paths = {}, {}
+    accepted = set(cls._get_param_names()) if cls is not None else None
+    for src, src_paths, filtered in sources:
+        for k, val in src.items():
+            if accepted is not None and k not in accepted:
+                if filtered:
+                    continue  # defaults only reach the learners that have the parameter
+                v.fail(src_paths[k], f"{lname} has no parameter {k!r}." + _hint(k, accepted))
+            if filtered and accepted is None and k == BUDGET_PARAM:
                 continue
-            if dtask != task:
-                try:
-                    cls = _learner_class(lname, dtask)
-                except UnknownNameError as exc:
-                    v.fail(_join(dkey, "task"), f"algorithm {label!r}: {exc}")
-            okey = _join(_join(dkey, "algorithms"), label)
-            oparams = dict(v.mapping(okey, overrides.get(label)))
-            # `permutations` here is not a learner parameter: it lets one costly (dataset,
-            # algorithm) pair run fewer passes than the rest of the grid.
-            n_perms = v.int_(_join(okey, "permutations"),
-                             oparams.pop("permutations", perms_of.get(label, spec.permutations)),
-                             low=1)
-            merged, paths = {}, {}
-            accepted = set(cls._get_param_names()) if cls is not None else None
-            for src, src_paths, filtered in ((defaults, default_paths, True),
-                                             (ddefaults, ddefault_paths, True),
-                                             (aparams, apaths, False),
-                                             (oparams, {k: _join(okey, k) for k in oparams}, False)):
-                for k, val in src.items():
-                    if accepted is not None and k not in accepted:
-                        if filtered:
-                            continue  # defaults only reach the learners that have the parameter
-                        v.fail(src_paths[k], f"{lname} has no parameter {k!r}." + _hint(k, accepted))
-                    if filtered and accepted is None and k == BUDGET_PARAM:
-                        continue
-                    merged[k], paths[k] = val, src_paths[k]
-            selected = select_of.get(label) or ()
-            if any(val == "grid" for _, val in selected):
-                sel = dict(selected)
-                for k, val in sel.items():
-                    if val == "grid":
-                        if not isinstance(merged.get(k), list):
-                            v.fail(_join(_join("algorithms", label), SELECT_KEY),
-                                   f"`{k}: grid` needs a list of {k} values for dataset {dname!r} "
-                                   f"(got {merged.get(k)!r})")
-                        sel[k] = tuple(merged[k])
-                selected = tuple(sorted(sel.items()))
-            if selected and sizes is not None:
-                _check_select_sizes(v, select_key_of[label], dict(selected), sizes, dname)
-            for k in dict(selected):
-                merged.pop(k, None)  # a selected parameter takes its candidates, not a fixed value
-            # a `select` runs inner cells per outer setting (candidates, times the folds of a CV) before the cell
-            # itself: they count towards the grid, so `folds: 1000000000` is refused with its count
-            planned += settings_count(merged) * n_perms * (1 + _inner_per_cell(dict(selected)))
-            if planned > max_cells:
-                continue  # keep counting, expand nothing more: the whole count goes into the error
-            for params in _expand(v, cls, lname, merged, paths):
-                for k in dict(selected):
-                    params.pop(k, None)
-                for p in range(n_perms):
-                    cells.append(Cell(
-                        dataset=dname, task=dtask, algorithm=label, learner=lname,
-                        params=tuple(sorted(params.items())), permutation=p, seed=seed,
-                        permutation_source=spec.permutation_source,
-                        max_samples=spec.max_samples, scale=spec.scale,
-                        n_checkpoints=checkpoints, timeout=timeout, split=spec.split,
-                        protocol=protocol_name, select=selected, order=spec.order,
-                        protocol_options=_cell_options(protocol_options, spec)))
-    if planned > max_cells:
-        v.fail("", grid_too_large(planned, max_cells))
-    search = None
-    if top.get("search") is not None:  # the step-size search (lsokl/search.py) feeding these cells
-        search = parse_search(v, top["search"], algorithms, ds_entries, seed)
-    return Experiment(path=source, name=name, seed=seed, datasets=datasets,
-                      algorithms={k: a[0] for k, a in algorithms.items()}, cells=cells, raw=raw,
-                      warnings=warnings, protocol=protocol_name, protocol_options=protocol_options,
-                      search=search)
+            merged[k], paths[k] = val, src_paths[k]
+    return merged, paths
+
+
+def _resolve_grid_select(v: _Validator, label: str, selected: tuple, merged: dict, dname: str) -> tuple:
+    """`select: {k: grid}` takes its candidates from the parameter's list on this dataset."""
+    if not any(val == "grid" for _, val in selected):
+        return selected
+    sel = dict(selected)
+    for k, val in sel.items():
+        if val == "grid":
+            if not isinstance(merged.get(k), list):
+                v.fail(_join(_join("algorithms", label), SELECT_KEY),
+                       f"`{k}: grid` needs a list of {k} values for dataset {dname!r} "
+                       f"(got {merged.get(k)!r})")
+            sel[k] = tuple(merged[k])
+    return tuple(sorted(sel.items()))
 
 
 def _select_option_names() -> set:
