@@ -43,7 +43,9 @@ def test_wheel_carries_registry_configs_and_paper_tables(wheel):
     for config in ("table5", "quickstart", "binary", "multiclass", "regression"):
         assert f"lsokl/configs/{config}.yaml" in names
     assert any(n.startswith("lsokl/report/paper_tables/") and n.endswith(".csv") for n in names)
-    assert "lsokl/papers/lsokl2016.py" in names and "lsokl/configs/meka-fig7a.yaml" in names
+    assert "lsokl/configs/meka-fig7a.yaml" in names
+    for paper in ("lsokl2016", "bpegasosm2010", "dsg2014", "meka2017"):  # one folder per paper
+        assert {f"lsokl/papers/{paper}/{m}.py" for m in ("__init__", "items", "report")} <= names
 
 
 def test_wheel_declares_the_mit_license_with_its_file(wheel):
@@ -70,6 +72,9 @@ def test_installed_wheel_runs_datasets_and_the_quickstart(wheel, tmp_path):
     env.update(LSOKL_DATA_DIR=str(tmp_path / "cache"), LSOKL_CONFIG_DIR=str(tmp_path / "config"))
     where = _run([str(py), "-c", "import lsokl; print(lsokl.__file__)"], cwd=work, env=env)
     assert str(env_dir) in where, f"lsokl imported from {where}, not from the wheel"
+    _run([str(py), "-c", "import lsokl.cli, lsokl.papers, " + ", ".join(  # each paper's folder ships
+        f"lsokl.papers.{p}.report" for p in ("lsokl2016", "bpegasosm2010", "dsg2014", "meka2017"))],
+         cwd=work, env=env)
     lsokl = str(env_dir / "bin" / "lsokl")
     listing = _run([lsokl, "datasets"], cwd=work, env=env)
     assert "german" in listing and "checkerboard" in listing
