@@ -1,4 +1,4 @@
-"""The offline figures of issue 27 item 6 as items of the paper layer: LSOKL Fig. 3's usps/letter
+"""The offline figures as items of the paper layer: LSOKL Fig. 3's usps/letter
 panels, BPegasosM Fig. 3 (time vs stream length, in papers/bpegasosm2010/report.py: no per-paper script),
 MEKA Fig. 12 (with Table 8's published values through ``--paper``) and DSG's SC2 / tuned runs."""
 from __future__ import annotations
@@ -11,7 +11,10 @@ import pandas as pd
 import pytest
 
 from lsokl import papers
-from lsokl.papers import reproduce, scoring
+from lsokl.papers import reproduce
+from lsokl.papers.bpegasosm2010 import claims as bp_claims
+from lsokl.papers.dsg2014 import claims as dsg_claims
+from lsokl.papers.meka2017 import claims as meka_claims
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -70,12 +73,12 @@ def _fig3_csv(folder: Path, peg: float, mrg: float, proj: float) -> None:
 
 def test_bpegasosm_fig3_claim_by_hand(tmp_path):
     _fig3_csv(tmp_path, peg=2.1, mrg=1.0, proj=2.0)
-    assert scoring.bpegasosm_fig3(tmp_path).claim is True
+    assert bp_claims.fig3(tmp_path).claim is True
     _fig3_csv(tmp_path, peg=2.1, mrg=4.8, proj=0.64)  # merging slower than projection: the paper's constant fails
-    s = scoring.bpegasosm_fig3(tmp_path)
+    s = bp_claims.fig3(tmp_path)
     assert s.claim is False and "not faster" in s.claim_detail and "PegasosM 2.10" in s.claim_detail
     _fig3_csv(tmp_path, peg=1.2, mrg=1.0, proj=2.0)  # PegasosM not quadratic
-    assert scoring.bpegasosm_fig3(tmp_path).claim is False
+    assert bp_claims.fig3(tmp_path).claim is False
 
 
 # ----------------------------------------------------------------------------- MEKA Fig. 12
@@ -92,23 +95,25 @@ def test_meka_table8_is_a_published_table_for_figures_with_its_k():
 
 
 def _fig12_csv(folder: Path, rows) -> None:
-    pd.DataFrame(rows, columns=["dataset", "algorithm", "x", "mean", "time_median"]).to_csv(
+    pd.DataFrame(rows, columns=["dataset", "algorithm", "x", "mean", "std", "time_median"]).to_csv(
         folder / "fig12-rank.csv", index=False)
 
 
-def test_meka_fig12_claim_by_hand(tmp_path):
-    rows = [("cadata", "meka", 64, 0.12, 0.5), ("cadata", "nystrom", 64, 0.15, 1.0),
-            ("wine", "meka", 64, 0.7582, 0.1), ("wine", "nystrom", 64, 0.7583, 0.2)]
+def test_meka_fig12_claim_compares_at_matched_time_and_calls_a_tie_a_tie(tmp_path):
+    # Nystrom's curve read at MEKA's 1 s: halfway (in log time) between 0.5 s and 2 s -> 0.165
+    rows = [("cadata", "meka", 64, 0.12, 0.001, 1.0),
+            ("cadata", "nystrom", 32, 0.20, 0.001, 0.5), ("cadata", "nystrom", 64, 0.13, 0.001, 2.0),
+            ("wine", "meka", 64, 0.7582, 0.01, 0.1), ("wine", "nystrom", 64, 0.7583, 0.01, 0.1)]
     _fig12_csv(tmp_path, rows)
-    s = scoring.meka_fig12(tmp_path)
-    assert s.claim is True and "cadata" in s.claim_detail and "wine: every method" in s.claim_detail
-    rows[0] = ("cadata", "meka", 64, 0.12, 3.0)  # lowest RMSE but the slowest: the paper says less time
+    s = meka_claims.fig12(tmp_path)
+    assert s.claim is True and "lower in 1, tied in 1" in s.claim_detail and "wine" in s.claim_detail
+    rows[0] = ("cadata", "meka", 64, 0.18, 0.001, 1.0)  # above Nystrom's 0.165 at the same time
     _fig12_csv(tmp_path, rows)
-    s = scoring.meka_fig12(tmp_path)
-    assert s.claim is False and "slowest" in s.claim_detail
-    rows[0] = ("cadata", "meka", 64, 0.16, 0.5)  # not the lowest RMSE
+    s = meka_claims.fig12(tmp_path)
+    assert s.claim is False and "nystrom" in s.claim_detail
+    rows[0] = ("cadata", "meka", 64, 0.12, 0.001, 0.1)  # faster than any Nystrom point: nothing to match
     _fig12_csv(tmp_path, rows)
-    assert scoring.meka_fig12(tmp_path).claim is False
+    assert "of 1 comparisons" in meka_claims.fig12(tmp_path).claim_detail
 
 
 # ----------------------------------------------------------------------------- DSG
@@ -120,14 +125,14 @@ def _e1_time(folder: Path, dsg: dict, norma: dict, ksdca: dict, pass_s=(20.0, 30
 
 
 def test_dsg_sc2_claim_is_judged_below_the_exact_methods_pass(tmp_path):
-    # at 30 s (past NORMA's 20 s pass) equal time is equal samples: not judged
+    # at 30 s (past NORMA's 20 s pass) equal time is equal samples: left out of the check
     _e1_time(tmp_path, {"1": 20.0, "10": 16.6, "30": 16.5}, {"1": 23.6, "10": 21.2, "30": 16.0},
              {"1": 23.6, "10": 17.3, "30": 15.5})
-    s = scoring.dsg_sc2(tmp_path)
+    s = dsg_claims.sc2(tmp_path)
     assert s.claim is True and "2/2 budgets under 20 s" in s.claim_detail
     _e1_time(tmp_path, {"1": 20.0, "10": 17.5, "30": 16.5}, {"1": 23.6, "10": 21.2, "30": 16.0},
              {"1": 23.6, "10": 17.3, "30": 15.5})
-    assert scoring.dsg_sc2(tmp_path).claim is False
+    assert dsg_claims.sc2(tmp_path).claim is False
 
 
 def test_dsg_e1_plain_runs_the_plain_config_and_its_report(tmp_path, monkeypatch):

@@ -1,5 +1,5 @@
 """The paper layer (lsokl/papers), `lsokl reproduce`, the scoreboard REPRODUCTIONS.md, and the rule
-that user runs and committed files stay apart (issue 24)."""
+that user runs and committed files stay apart."""
 from __future__ import annotations
 
 import json
@@ -67,10 +67,10 @@ def test_every_committed_results_folder_is_reached_by_an_item():
     reached = {Path(i.folder).name for i in papers.items().values() if i.folder}
     # results/reproduce-all holds the timing notes of `lsokl reproduce --all`, not a paper's item
     assert folders - reached <= {"reproduce-all"}, sorted(folders - reached)
-    assert "meka-fig10" not in folders and "table3-average" not in folders  # renamed / removed (issue 24 item 5)
+    assert "meka-fig10" not in folders and "table3-average" not in folders  # renamed / removed
 
 
-def test_provenance_flags_of_issue_24_are_declared():
+def test_provenance_flags_are_declared():
     def prov(item, name):
         return {d.name: d for d in papers.get(item).datasets}[name]
 
@@ -78,6 +78,7 @@ def test_provenance_flags_of_issue_24_are_declared():
     assert prov("lsokl2016:table5", "w8a").provenance == "other-split"
     assert prov("lsokl2016:table5", "kddcup99").provenance == "subset"
     assert prov("lsokl2016:table7", "usps").provenance == "other-split"
+    assert prov("lsokl2016:fig3-large", "usps").provenance == "other-split"  # the same file as Table 7's
     assert {d.provenance for d in papers.get("lsokl2016:fig4").datasets} == {"stand-in"}
     assert prov("meka2017:table2", "a9a").provenance == "stand-in"
     assert prov("meka2017:table3", "pendigits").provenance == "stand-in"
@@ -96,76 +97,79 @@ def test_unknown_item_suggests_the_closest_and_short_ids_resolve():
 
 # ----------------------------------------------------------------------------- claims on the paper
 def test_lsokl_claims_hold_on_the_published_tables():
+    from lsokl.papers.lsokl2016 import claims
     from lsokl.report.paper import load_table
 
-    assert scoring.online_claim(load_table("lsokl2016:table5"))[0] is True
-    assert scoring.online_claim(load_table("lsokl2016:table9"))[0] is True
-    t7 = load_table("lsokl2016:table7")
-    assert scoring.online_claim(t7, scoring.REMOVAL_BASELINES)[0] is True
-    assert scoring.online_claim(t7)[0] is False  # why Table 7's claim names the removal baselines only
+    for table in ("lsokl2016:table5", "lsokl2016:table7", "lsokl2016:table9"):
+        assert claims.most_accurate(load_table(table))[0] is True, table
     t3 = load_table("lsokl2016:table3").rename(columns={"time_s": "train"})
-    assert scoring.batch_claim(t3)[0]
+    assert claims.batch_competitive(t3)[0]
 
 
 def test_bpegasosm_meka_and_dsg_claims_hold_on_the_published_tables():
+    from lsokl.papers.bpegasosm2010 import claims as bp
+    from lsokl.papers.dsg2014 import claims as dsg
+    from lsokl.papers.meka2017 import claims as meka
     from lsokl.papers.meka2017.report import METHODS
 
     b = _paper_table("bpegasosm2010_table1.csv")
     algo = {"PegasosM": "pegasos", "PRJTRN++": "prjtrn++", "BPM+RAND": "bpm-rand", "BPM+SMAL": "bpm-smal",
             "BPM+PROJ": "bpm-proj", "BPM+MRG": "bpm-mrg"}
     b = b.assign(algo=b["algorithm"].map(algo), group=b["dataset"] + " " + b["B"].astype(str))
-    assert scoring.bpegasosm_claim(b, value="mean")[0] is True
-    m7 = _paper_table("meka2017_table7.csv")
-    assert scoring.meka_order(m7.assign(learner=m7["method"].map(METHODS)), value="rel_error")[0] is True
-    m8 = _paper_table("meka2017_table8.csv")
-    assert scoring.meka_beats_nys(m8.assign(learner=m8["method"].map(METHODS)), value="test_rmse")[0] is True
-    assert scoring.meka_time_claim(_paper_table("meka2017_table5.csv"), tc="TC_s", tw="TW_s", tl="TL_s")[0] is True
+    assert bp.outperform(b, value="mean")[0] is True
+    # Tables 7 and 8: every method at the same k, i.e. the same memory (the paper's own reading)
+    for name, col in (("meka2017_table7.csv", "rel_error"), ("meka2017_table8.csv", "test_rmse")):
+        m = _paper_table(name)
+        m = m.assign(learner=m["method"].map(METHODS), error=pd.to_numeric(m[col], errors="coerce"), memory=1.0)
+        m = m.dropna(subset=["error"])
+        assert meka.lowest_at_matched(m[m["learner"] == "meka"], m, x="memory")[0] is True, name
+    assert meka.clustering_cheap(_paper_table("meka2017_table5.csv"), tc="TC_s", tw="TW_s", tl="TL_s")[0] is True
     m2 = _paper_table("meka2017_table2.csv").rename(columns={"accuracy_pct": "acc", "time_s": "time"})
-    assert scoring.meka_bka_claim(m2, method="algorithm")[0] is True
+    assert meka.bka_near_libsvm(m2, method="algorithm")[0] is True
     rows = []
     for part, g in _paper_table("meka2017_table3.csv").groupby("partition"):
         M = g[["c1", "c2", "c3", "c4", "c5"]].to_numpy()
         rows.append({"dataset": "ijcnn1", "partition": part, "diag_mean": np.diag(M).mean(),
                      "offdiag_mean": M[~np.eye(5, dtype=bool)].mean()})
-    assert scoring.meka_rank_claim(pd.DataFrame(rows))[0] is True
-    assert scoring.dsg_claim(dict(scoring.DSG_E1))[0] is True
+    assert meka.lower_rank_offdiag(pd.DataFrame(rows))[0] is True
+    assert dsg.comparable(dict(dsg.ADULT))[0] is True
 
 
 # ----------------------------------------------------------------------------- scores by hand
-def test_strict_rule_by_hand():
+def test_strict_count_is_two_published_std_and_nothing_else():
     assert scoring.strict_ok(1.9, 1.0)  # 2 std = 2.0
     assert not scoring.strict_ok(2.1, 1.0)
-    assert scoring.strict_ok(1.4, 0.1)  # std < 0.75: 1.5 points
-    assert not scoring.strict_ok(1.6, 0.1)
-    assert scoring.strict_ok(1.5, float("nan"))  # no std printed: 1.5 points
-    assert not scoring.strict_ok(0.003, 0.001, percent=False)  # squared loss: 2 std, no point floor
-    assert scoring.strict_ok(0.002, 0.001, percent=False)
+    assert not scoring.strict_ok(1.4, 0.1)  # no point floor any more
+    assert not scoring.strict_ok(0.1, float("nan"))  # no std printed: no strict cell
 
 
 def test_online_table_score_and_claim_from_a_summary_by_hand(tmp_path):
-    rows = [("a", "fogd", 10.0, 11.0, 1.0),  # within 2 std
-            ("a", "rbp", 20.0, 15.0, 1.0),  # off by 5 std
-            ("b", "fogd", 30.0, 30.1, 0.1),  # within 1.5 points
-            ("b", "rbp", 25.0, float("nan"), float("nan"))]  # no published value: not a cell
+    from lsokl.papers.lsokl2016 import claims
+
+    rows = [("a", "fogd", 10.0, 0.5, 11.0, 0.2),  # 1.0 off, band 2 sqrt(0.5^2 + 0.2^2) + 0.05 = 1.13
+            ("a", "rbp", 20.0, 0.5, 15.0, 1.0),  # 5 off, band 2.29
+            ("b", "fogd", 30.0, 0.1, 30.1, 0.1),  # within the spreads
+            ("b", "rbp", 25.0, 0.1, float("nan"), float("nan"))]  # no published value: not a cell
     (tmp_path / "report").mkdir()
-    pd.DataFrame(rows, columns=["dataset", "learner", "mean", "paper_mean", "paper_std"]).to_csv(
+    pd.DataFrame(rows, columns=["dataset", "learner", "mean", "std", "paper_mean", "paper_std"]).to_csv(
         tmp_path / "report" / "summary.csv", index=False)
-    s = scoring.online_table(tmp_path, declared=("a",))
-    assert (s.declared, s.declared_of, s.strict, s.strict_of) == (1, 2, 2, 3)
-    assert s.claim is False and "not on b" in s.claim_detail  # b: rbp 25 beats fogd 30
+    s = scoring.online_table(tmp_path, declared=("a",), claim=claims.most_accurate)
+    assert (s.declared, s.declared_of, s.strict, s.strict_of) == (1, 2, 1, 3)  # strict: 1.0 > 2 x 0.2
+    assert s.claim is False and "not on b" in s.claim_detail  # 1 of 2 datasets is not "most cases"
 
 
 def test_bpegasosm_headline_is_the_validation_choice(tmp_path):
+    from lsokl.papers.bpegasosm2010 import claims
+
     pd.DataFrame([
-        {"dataset": "usps", "algo": "bpm-proj", "B": 100, "n_train": 7291, "test_best": 92.0, "val": 89.0,
-         "paper": 92.0, "paper_std": 0.5, "within": True, "val_within": False},
-        {"dataset": "usps", "algo": "bpm-rand", "B": 100, "n_train": 7291, "test_best": 85.0, "val": 85.0,
-         "paper": 85.0, "paper_std": 0.5, "within": True, "val_within": True},
+        {"dataset": "usps", "algo": "bpm-proj", "B": 100, "n_train": 7291, "test_best": 92.0, "test_best_std": 0.3,
+         "val": 89.0, "val_std": 0.3, "paper": 92.0, "paper_std": 0.5, "within": True, "val_within": False},
+        {"dataset": "usps", "algo": "bpm-rand", "B": 100, "n_train": 7291, "test_best": 85.0, "test_best_std": 0.3,
+         "val": 85.0, "val_std": 0.3, "paper": 85.0, "paper_std": 0.5, "within": True, "val_within": True},
     ]).to_csv(tmp_path / "table1.csv", index=False)
-    s = scoring.bpegasosm_table1(tmp_path)
+    s = claims.table1(tmp_path)
     assert (s.declared, s.declared_of) == (1, 2)  # not the 2/2 of the best width by test accuracy
     assert (s.strict, s.strict_of) == (1, 2)  # on the validation value: 89 vs 92 is 3 points off
-    assert "2/2" in s.note
 
 
 # ----------------------------------------------------------------------------- scoreboard
@@ -180,7 +184,7 @@ def test_scoreboard_command_writes_the_file(tmp_path):
     res = CliRunner().invoke(app, ["reproduce", "--scoreboard", "--root", str(tmp_path)])
     assert res.exit_code == 0, res.output
     text = (tmp_path / FILE).read_text()
-    assert "results/table5 does not exist yet" in text or "not judged" in text
+    assert "results/table5 does not exist yet" in text
 
 
 # ----------------------------------------------------------------------------- machine paths
@@ -294,15 +298,19 @@ def test_bpegasosm_report_leaves_the_hand_written_notes_alone(tmp_path, monkeypa
     assert (tmp_path / "table1.md").exists() and (tmp_path / "checks.md").exists()
 
 
-def test_fig7a_claim_compares_at_equal_or_less_memory():
+def test_fig7a_claim_compares_at_matched_memory():
+    from lsokl.papers.meka2017 import claims
+
     frame = pd.DataFrame([
         {"dataset": "p", "learner": "meka", "memory": 100.0, "error": 0.10},
-        {"dataset": "p", "learner": "nystrom", "memory": 90.0, "error": 0.20},  # cheaper and worse
-        {"dataset": "p", "learner": "knys", "memory": 150.0, "error": 0.05},  # better, but needs more memory
+        {"dataset": "p", "learner": "nystrom", "memory": 50.0, "error": 0.30},  # at 100: 0.15, MEKA lower
+        {"dataset": "p", "learner": "nystrom", "memory": 200.0, "error": 0.05},
+        {"dataset": "p", "learner": "knys", "memory": 150.0, "error": 0.01},  # needs more memory: no matched point
     ])
-    assert scoring.meka_memory_claim(frame)[0] is True
-    frame.loc[2, "memory"] = 100.0  # now knys is better at the same memory
-    held, detail = scoring.meka_memory_claim(frame)
+    held, detail = claims.lowest_at_matched(frame[frame["learner"] == "meka"], frame, x="memory")
+    assert held is True and "lower in 1, tied in 0, higher in 0 of 1" in detail
+    frame.loc[3, "memory"] = 80.0  # knys's whole curve uses less memory and reaches a lower error
+    held, detail = claims.lowest_at_matched(frame[frame["learner"] == "meka"], frame, x="memory")
     assert held is False and "knys" in detail
 
 

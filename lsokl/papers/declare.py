@@ -57,9 +57,10 @@ class Tolerance:
 
 @dataclass(frozen=True)
 class Score:
-    """Cells of a committed result against the published ones: within the item's declared
-    tolerance, within the strict rule (2 published std, or 1.5 points where std < 0.75), and the
-    number of comparable cells. ``claim`` is whether the headline claim held (None: not judged)."""
+    """Cells of a committed result against the published ones: within the tolerance rule
+    (``scoring.within``), within the strict rule (2 published std), and the
+    number of comparable cells. ``claim`` is whether the headline claim held (None: the committed
+    files lack what the check reads; the note says which)."""
 
     declared: int = 0
     declared_of: int = 0
@@ -82,7 +83,9 @@ class Item:
     published: str = ""  # lsokl/report/paper_tables id, e.g. "lsokl2016:table5"
     tolerance: Optional[Tolerance] = None
     layout: str = ""  # what the report writes, relative to the folder
-    claim: str = ""  # the paper's headline claim for this item
+    claim: str = ""  # the paper's headline claim for this item, quoted in its words
+    where: str = ""  # the claim's place in the paper (section, paragraph, figure caption)
+    variant: str = ""  # which run is scored, and why it is the paper's protocol (items with several)
     recipe: str = ""  # how it runs: a name in lsokl.papers.reproduce.RECIPES
     options: dict = field(default_factory=dict)  # recipe options
     reason: str = ""  # why not-implemented / planned
@@ -95,6 +98,8 @@ class Item:
             raise ValueError(f"{self.id}: a {self.status} item needs its reason")
         if self.status not in ("not-implemented", "planned") and not (self.recipe and self.folder):
             raise ValueError(f"{self.id}: a runnable item needs a recipe and a folder")
+        if self.claim and not self.where:
+            raise ValueError(f"{self.id}: a claim needs its place in the paper (where)")
 
     @property
     def paper(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .declare import PAPERS, PROVENANCE, STATUSES, Item, Score
+from .scoring import RULE
 from .registry import items
 
 FILE = "REPRODUCTIONS.md"
@@ -29,8 +30,11 @@ def _cells(n, of) -> str:
 
 
 def _held(s: Score | None) -> str:
-    if s is None or s.claim is None:
-        return "not judged" + (f" ({s.note})" if s is not None and s.note and s.claim is None and not s.declared_of else "")
+    """The computed verdict; where the committed files lack what the check reads, the note says which."""
+    if s is None:
+        return "— (no check)"
+    if s.claim is None:
+        return "no result to check" + (f" ({s.note or s.claim_detail})" if (s.note or s.claim_detail) else "")
     return ("yes" if s.claim else "**no**") + (f" ({s.claim_detail})" if s.claim_detail else "")
 
 
@@ -44,13 +48,15 @@ def render(root: Path) -> str:
              "rewrites it; `tests/test_papers.py` checks that it is current). Do not edit by hand: the items "
              "are declared in `lsokl/papers/`, the explanations of misses are the `NOTES.md` files of each folder.",
              "",
-             "* **declared**: cells within the item's own tolerance rule (listed under each paper, with its reason), "
-             "of the cells it applies to.",
-             "* **strict**: cells within 2 published std, or 1.5 points where the published std is below 0.75 "
-             "(percentages only; other units: 2 std), of every cell with a published value. `—`: the paper "
-             "prints no std or no comparable number.",
-             "* **claim held**: the paper's headline claim for the item, checked on lsokl's numbers "
-             "(the same check holds on the published numbers).",
+             "* **declared**: cells within the tolerance rule, of the cells it applies to (each item says which). "
+             f"The rule, for every paper: {RULE.rule}. Why: {RULE.reason}.",
+             "* **strict**: cells within 2 published std (nothing else), of every cell with a published std. "
+             "`—`: the paper prints no std or no comparable number.",
+             "* **headline claim**: the paper's own sentence, quoted, with its place; **claim held** is the check of "
+             "exactly that sentence on lsokl's numbers, read from the same committed files the tables and figures "
+             "are drawn from (the same checks hold on the published numbers). \"At the same memory\" or \"the "
+             "same time\" is compared at matched memory or time, each method read off its own curve. Two measured "
+             "numbers tie when they differ by at most 2 sqrt(sd_a^2 + sd_b^2).",
              "* BPegasosM's kernel width could be chosen on test data; its headline count uses the width chosen "
              "on a validation cut.",
              "", "Status: " + "; ".join(f"**{k}**: {v}" for k, v in STATUSES.items()) + ".",
@@ -70,12 +76,16 @@ def render(root: Path) -> str:
             if s is not None and s.note and s.declared_of and "width" in s.note:
                 declared += f" ({s.note})"
             folder = f"[{item.folder}]({item.folder}/)" if item.folder else "—"
-            claim = item.claim or "—"
+            claim = f"{item.claim} ({item.where})" if item.claim else "—"
             held = _held(s) if item.runnable else f"— ({item.reason})"
             lines.append(f"| `{item.id}` {item.title} | {item.status} | {_datasets(item)} | {declared} | {strict} "
                          f"| {claim} | {held} | {folder} |")
             if item.tolerance:
                 details.append(f"* `{item.id}` tolerance: {item.tolerance.rule}. Why: {item.tolerance.reason}.")
+            if item.variant:
+                details.append(f"* `{item.id}` scored run: {item.variant}.")
+            if s is not None and s.note and item.runnable and s.claim is not None and "width" not in s.note:
+                details.append(f"* `{item.id}`: {s.note}.")
             notes = [f"{d.name}: {d.note}" for d in item.datasets if d.provenance != "same" and d.note]
             if notes and item.runnable:
                 details.append(f"* `{item.id}` datasets: " + "; ".join(notes) + ".")

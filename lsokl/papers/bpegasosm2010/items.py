@@ -10,6 +10,12 @@ from __future__ import annotations
 from ..declare import Dataset as D
 from ..declare import Item, Tolerance
 from .. import scoring
+from . import claims
+
+
+def _q(key: str) -> dict:
+    quote, where = claims.QUOTES[key]
+    return {"claim": f"\u201c{quote}\u201d", "where": where}
 
 _T1 = (D("usps", "same", paper="USPS"), D("letter-uci", "same", paper="LETTER"),
        D("covtype", "absent", paper="COVERTYPE",
@@ -25,29 +31,25 @@ ITEMS = [
          configs=("bpegasosm-table1", "bpegasosm-table1-large"), folder="results/bpegasosm-table1",
          published="bpegasosm2010:table1",
          tolerance=Tolerance(
-             "full-size sets (USPS, LETTER): |ours - paper| <= max(2 published std, 1.5 points), on the width chosen "
-             "on a 10% validation cut; synthetic sets (reduced n): the ordering {PROJ, MRG} > {RAND, SMAL}",
-             "spec BUDGETED_PEGASOS.md: 5 repetitions like the paper; the synthetic sets cannot run at the "
-             "paper's n here, so their level is not compared"),
+             "full-size sets (USPS, LETTER), on the width chosen on a 10% validation cut: " + scoring.RULE.rule
+             + " (sd_ours over lsokl's 5 repetitions); synthetic sets (reduced n): their level is in the strict "
+             "count only",
+             scoring.RULE.reason + "; spec BUDGETED_PEGASOS.md: 5 repetitions like the paper; the synthetic sets "
+             "cannot run at the paper's n here"),
          layout="table1.md, table1.csv, curves-<dataset>.png, timing.md, NOTES.md",
-         claim="BPegasosM with projection and merging is more accurate than with removal (RAND, SMAL) at every dataset and budget",
-         recipe="bpegasosm", score=scoring.bpegasosm_table1),
+         **_q("table1"), recipe="bpegasosm", score=claims.table1),
     Item("bpegasosm2010:fig1", "Fig. 1: accuracy evolution on checkerboard", "figure", "analogue",
          datasets=(_T1[4],), configs=("bpegasosm-table1", "bpegasosm-table1-large"), folder="results/bpegasosm-table1",
          layout="curves-checkerboard.png (from Table 1's runs)",
-         claim="the accuracy of PROJ and MRG follows and eventually passes PegasosM's",
-         recipe="bpegasosm", score=scoring.no_score),
+         **_q("fig1"), recipe="bpegasosm", score=claims.fig_curves("checkerboard")),
     Item("bpegasosm2010:fig2", "Fig. 2: accuracy evolution on waveform", "figure", "analogue",
          datasets=(_T1[3],), configs=("bpegasosm-table1", "bpegasosm-table1-large"), folder="results/bpegasosm-table1",
          layout="curves-waveform.png (from Table 1's runs)",
-         claim="the accuracy of PROJ and MRG follows and eventually passes PegasosM's",
-         recipe="bpegasosm", score=scoring.no_score),
+         **_q("fig2"), recipe="bpegasosm", score=claims.fig_curves("waveform")),
     Item("bpegasosm2010:fig3", "Fig. 3: training time vs stream length (log-log)", "figure", "analogue",
          datasets=(D("waveform", "subset", paper="WAVEFORM",
                      note="one fresh stream of 50,000 (the paper: up to 10^6 of 2M points)"),),
          configs=("bpegasosm-fig3",), folder="results/bpegasosm-fig3",
          layout="time-vs-length.png|svg, time-vs-length.csv (times per cut, log-log slope per line), README.md",
-         claim="non-budgeted PegasosM's training time grows quadratically, the budgeted versions' linearly, "
-               "merging with a better constant than projection",
-         recipe="bpegasosm", options={"report": "time-vs-length"}, score=scoring.bpegasosm_fig3),
+         **_q("fig3"), recipe="bpegasosm", options={"report": "time-vs-length"}, score=claims.fig3),
 ]

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from ..declare import Dataset as D
 from ..declare import Item, Tolerance
-from .. import scoring
+from ..scoring import RULE
+from . import claims
+
+
+def _q(key: str) -> dict:
+    quote, where = claims.QUOTES[key]
+    return {"claim": f"\u201c{quote}\u201d", "where": where}
 
 _ABSENT = "not in the offline mirror"
 _MNIST8M = ("LIBSVM's mnist8m (8.1M x 784); not in the offline mirror: `lsokl fetch mnist8m` (upstream) or a mirror "
@@ -19,13 +25,18 @@ ITEMS = [
     Item("dsg2014:fig1-adult", "Fig. 1(1): Adult, K-SVM, test error vs samples", "figure", "reproduced",
          datasets=(D("a9a", "same", paper="Adult"),), configs=("dsg-e1", "dsg-e1-select", "dsg-e1-plain"), folder="results/dsg",
          published="dsg2014:text",
-         tolerance=Tolerance("end point |ours - paper| <= 1.5 points (DSG 15.3%, NORMA and k-SDCA ~15%)",
-                             "the paper prints no std and rounds NORMA and k-SDCA to 15%; last-iterate single-pass "
-                             "SGD sits 1-2 points above (spec DSG.md)"),
+         tolerance=Tolerance("end points against the text's DSG 15.3%, NORMA and k-SDCA 15%: " + RULE.rule
+                             + " (sd_paper = 0: none printed)",
+                             RULE.reason + "; the paper rounds NORMA and k-SDCA to 15%, so half its last digit "
+                             "is 0.5 points there and 0.05 for DSG's 15.3%"),
          layout="dsg.md (E1), e1.json, e1-select.md, figures/e1-test-error-a9a.png|svg, figures/e1-end-points.csv, "
                 "e1-plain-report/ (plain DSG, Alg. 1's step tuned on validation: NOTES.md)",
-         claim="DSG reaches an error comparable to NORMA and k-SDCA (15.3% vs 15%)",
-         recipe="dsg", options={"experiments": ("e1", "e1-plain")}, score=scoring.dsg_e1),
+         **_q("fig1-adult"),
+         variant="plain DSG (Algorithm 1, step theta/(t + t0), theta, t0 and nu chosen on a 10% validation cut: "
+                 "e1-plain-report/) is scored: Algorithm 1 with its own step form is the method the paper states, and "
+                 "the spec chooses its unpublished hyper-parameters on a 10% validation split; e1.json's DSG "
+                 "(theta/sqrt(t), an untuned first setting) is drawn beside it and not scored",
+         recipe="dsg", options={"experiments": ("e1", "e1-plain")}, score=claims.adult),
     Item("dsg2014:fig1-mnist8v6", "Fig. 1(2): MNIST8M 8 vs 6, K-SVM", "figure", "analogue",
          datasets=(D("mnist", "stand-in", paper="MNIST8M 8 vs 6",
                      note="the 10k MNIST test images' 8s and 6s with shifted/rotated virtual examples (the paper: 1.6M)"),
@@ -33,8 +44,10 @@ ITEMS = [
                      note=_MNIST8M + "; the 8 vs 6 rows would be a label filter lsokl's configs do not have yet")),
          folder="results/dsg", layout="dsg.md (E2), e2.json, figures/e2-mnist-8v6-virtual.png|svg; e2-tuned.json, "
                                      "figures/e2-tuned-mnist-8v6.png|svg (16k examples, DSG tuned, vs samples and time)",
-         claim="random/Nystrom-feature methods beat the full-kernel methods here (low-rank structure)",
-         recipe="dsg", options={"experiments": ("e2", "e2-tuned")}, score=scoring.no_score),
+         **_q("fig1-mnist8v6"),
+         variant="e2-tuned.json is scored (DSG's step chosen on validation, as on Adult); e2.json's untuned DSG is "
+                 "drawn beside it",
+         recipe="dsg", options={"experiments": ("e2", "e2-tuned")}, score=claims.mnist8v6),
     Item("dsg2014:fig1-forest", "Fig. 1(3): Forest (covtype), K-SVM", "figure", "planned", configs=("dsg-forest",),
          datasets=(D("covtype-binary", "absent", paper="Forest",
                      note="LIBSVM's covtype.binary (0.5M x 54, class 2 vs rest); not in the offline mirror: "
@@ -49,8 +62,10 @@ ITEMS = [
                      note=_MNIST8M + "; the paper's MNIST8M rows have 1,568 inputs (its own features, not "
                           "LIBSVM's 784 pixels); E4 is the MATLAB port on MNIST-10k")),
          folder="results/dsg", layout="dsg.md (E4), e4.json, figures/e4-mnist10k-logistic.png|svg",
-         claim="DSG reaches 0.5% test error, better than the neural nets' 0.6%",
-         recipe="dsg", options={"experiments": ("e4",)}, score=scoring.no_score),
+         **_q("fig1-mnist8m"),
+         variant="the preconditioned DSG of the authors' MATLAB code (e4.json `precond`) is scored: it is the code "
+                 "the authors ran for this panel; the plain form is drawn beside it",
+         recipe="dsg", options={"experiments": ("e4",)}, score=claims.mnist8m),
     Item("dsg2014:fig1-cifar10", "Fig. 1(5): CIFAR10, K-logistic on conv features", "figure", "not-implemented",
          datasets=(D("cifar10", "absent", note=f"{_ABSENT}; needs the conv-net features of the authors' GPU code"),),
          reason="needs CIFAR10 and the authors' convolutional features (GPU code, not ported)"),
@@ -62,14 +77,15 @@ ITEMS = [
                      note="QM7 is not in the mirror; cpusmall K-ridge plus a synthetic O(1/t) stream"),),
          configs=("dsg-e5",), folder="results/dsg",
          layout="dsg.md (E5), e5.json, figures/e5-test-error-cpusmall.png|svg, figures/e5-synthetic-rate.png|svg",
-         claim="DSG's test error keeps falling with samples; ||f_t - f*||^2 decays as O(1/t)",
-         recipe="dsg", options={"experiments": ("e5",)}, score=scoring.no_score),
+         **_q("fig1-qm"), recipe="dsg", options={"experiments": ("e5",)}, score=claims.qm),
     Item("dsg2014:fig1-molecular", "Fig. 1(8): MolecularSpace, K-ridge", "figure", "not-implemented",
          datasets=(D("molecularspace", "absent", note="2.3M molecules; not public in the form used"),),
          reason="MolecularSpace is not available; Fig. 1(7)'s analogue covers K-ridge"),
     Item("dsg2014:sc2", "Appendix: equal-time-budget comparison (SC2)", "figure", "analogue",
          datasets=(D("a9a", "same", paper="Adult"),), configs=("dsg-e1", "dsg-e1-plain"), folder="results/dsg",
          layout="e1-time.json (curves; error within 1-30 s), figures/e1-sc2-equal-time-a9a.png|svg, NOTES.md",
-         claim="at an equal training-time budget DSG reaches a lower test error than the exact-kernel NORMA and k-SDCA",
-         reason="", recipe="dsg", options={"experiments": ("e1", "e1-plain", "e1-time")}, score=scoring.dsg_sc2),
+         **_q("sc2"),
+         variant="the check reads SC2 as the paper's comparison asks: DSG's error below NORMA's and k-SDCA's at "
+                 "every equal time budget shorter than their pass",
+         reason="", recipe="dsg", options={"experiments": ("e1", "e1-plain", "e1-time")}, score=claims.sc2),
 ]
