@@ -38,10 +38,13 @@ def test_summary_ratios_and_verdicts():
     assert fogd["ratio_train_s"] == pytest.approx(40.0 / 2.0)     # LIBSVM time / FOGD time, ours
     assert fogd["paper_ratio_train_s"] == pytest.approx(50.0 / 2.0)
     assert fogd["ratio_test_s"] == pytest.approx(10.0 / 2.0)
-    # |96.5 - 97| = 0.5 <= max(2 * 0.2, 1.5)
-    assert fogd["within"] == "yes" and fogd["tolerance"] == pytest.approx(1.5)
+    # |96.5 - 97| = 0.5 <= 2 sqrt(0.2^2 + 0.707^2) + 0.05 (the paper prints 97.0: half a digit of 0.1)
+    sd = np.std([96, 97], ddof=1)
+    assert fogd["within"] == "yes" and fogd["tolerance"] == pytest.approx(2 * np.hypot(0.2, sd) + 0.05)
     lib = table.loc[("w7a", "libsvm")]
-    assert lib["delta"] == pytest.approx(0.5) and lib["tolerance"] == 1.0 and lib["within"] == "yes"
+    # no published std and one run: the largest spread measured on w7a (FOGD's) stands for LIBSVM's
+    assert lib["delta"] == pytest.approx(0.5) and lib["tolerance"] == pytest.approx(2 * sd + 0.5)
+    assert lib["within"] == "yes"
     kdd = table.loc[("kdd", "libsvm")]
     assert kdd["n_ok"] == 0 and "time limit" in kdd["errors"][0] and kdd["substitute"] == "4/1 cut"
 

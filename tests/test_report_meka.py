@@ -29,7 +29,7 @@ def test_table7_medians_deviation_and_tolerance(tmp_path):
     store = ResultStore(tmp_path).ensure()
     for rep, v in enumerate([0.1300, 0.1325, 0.1390]):  # median 0.1325 = paper: within
         store.write(_record("pendigits", "nystrom", "nystrom", rep, v))
-    for rep, v in enumerate([0.09, 0.12, 0.50]):  # median 0.12 vs 0.0811: +48%, outside +-20%
+    for rep, v in enumerate([0.09, 0.12, 0.50]):  # median 0.12 vs 0.0811, the std is one unstable run's: outside
         store.write(_record("pendigits", "meka", "meka", rep, v))
     for rep, v in enumerate([0.07, 0.08]):  # a variant label: reported apart, not as MEKA
         store.write(_record("pendigits", "meka-kpp", "meka", rep, v, {"rank": 128, "gamma": 2, "kmeans": "kmeans++"}))
@@ -64,20 +64,25 @@ def load_params(cfg):
     return load_config(cfg).cells[0].param_dict
 
 
-def test_table8_wine_tolerance_is_absolute_and_cpusmall_meka_is_15_percent(tmp_path):
+def test_table8_cells_use_the_rule_with_lsokl_measured_spread(tmp_path):
     store = ResultStore(tmp_path).ensure()
-    store.write(_record("wine-quality", "enys", "enys", 0, 0.7732 - 0.031, metric="test_rmse"))
-    store.write(_record("cpusmall", "meka", "meka", 0, 6.113 * 1.14, metric="test_rmse"))
+    store.write(_record("wine-quality", "enys", "enys", 0, 0.7732 - 0.031, metric="test_rmse"))  # one run: no spread
+    for rep, v in enumerate([6.0, 6.5, 7.0]):  # median 6.5 vs 6.113, std 0.5: inside 2 sd
+        store.write(_record("cpusmall", "meka", "meka", rep, v, metric="test_rmse"))
+    for rep, v in enumerate([9.30, 9.31, 9.32]):  # 4.9% above Nys's 8.8747, but 40 of its own std off
+        store.write(_record("cpusmall", "nystrom", "nystrom", rep, v, metric="test_rmse"))
     cmp = meka.table8(tmp_path, tmp_path / "r")
     wine = cmp[(cmp["dataset"] == "wine") & (cmp["learner"] == "enys")].iloc[0]
-    assert wine["tolerance"] == "±0.03 abs" and wine["within"] is False
+    assert wine["within"] is False
     cpu = cmp[(cmp["dataset"] == "cpusmall") & (cmp["learner"] == "meka")].iloc[0]
-    assert cpu["tolerance"] == "±15%" and bool(cpu["within"]) is True
+    assert bool(cpu["within"]) is True
+    nys = cmp[(cmp["dataset"] == "cpusmall") & (cmp["learner"] == "nystrom")].iloc[0]
+    assert bool(nys["within"]) is False  # a flat 5% band admitted it
     assert np.isnan(cmp[(cmp["dataset"] == "census")].iloc[0]["median"])  # not in the registry
 
 
 def test_memory_parity_uses_the_papers_k_and_c_and_table4(tmp_path):
-    """Item 2 of issue 27: per method the floats stored, Table 4's formula at the paper's k/c
+    """Per method the floats stored, Table 4's formula at the paper's k/c
     columns (pendigit: k = 128, c = 5; n = 10992) and the rank that would match MEKA's memory."""
     store = ResultStore(tmp_path).ensure()
     n, k = 10992, 128

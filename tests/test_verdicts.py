@@ -229,3 +229,16 @@ def test_item_declarations_hold_no_internal_references():
         for text in (item.reason, item.claim, item.variant, item.layout,
                      *(d.note for d in item.datasets)):
             assert not INTERNAL.search(text or ""), (item.id, text)
+
+
+def test_list_shows_a_verdict_for_every_item_with_a_claim():
+    from typer.testing import CliRunner
+
+    from lsokl.cli import app
+
+    res = CliRunner().invoke(app, ["reproduce", "--list", "--root", str(REPO)])
+    assert res.exit_code == 0, res.output
+    for ident, item in papers.items().items():
+        line = next(ln for ln in res.output.splitlines() if ln.startswith(ident + " "))
+        want = ("claim:yes", "claim:no") if item.runnable and item.claim else (" - ",)
+        assert any(w in line for w in want), line

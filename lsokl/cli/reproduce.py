@@ -36,7 +36,8 @@ def reproduce(
     dataset: list[str] = typer.Option([], "-d", "--dataset", help="only this dataset (repeatable): a partial run, written to runs/partial/<folder>, not the committed folder"),
     algorithm: list[str] = typer.Option([], "-a", "--algorithm", help="only this algorithm (repeatable): a partial run, like -d"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
-    list_: bool = typer.Option(False, "--list", help="print every item of the four papers with its status and exit"),
+    list_: bool = typer.Option(False, "--list", help="print every item of the four papers with its status and the "
+                                                     "verdict on its headline claim (claim: yes / no; - : no claim), and exit"),
     scoreboard: bool = typer.Option(False, "--scoreboard", help="only regenerate REPRODUCTIONS.md from the committed results"),
     all_: bool = typer.Option(False, "--all", help="every runnable item in turn, timed (make reproduce-all)"),
     root: Path = typer.Option(Path("."), "--root", help="the folder holding results/ and REPRODUCTIONS.md "
@@ -53,8 +54,8 @@ def reproduce(
     if list_:
         for it in items().values():
             where = it.folder or "-"
-            console.print(f"{it.id:<28} {it.status:<16} {where:<26} {escape(it.title)}", highlight=False,
-                          soft_wrap=True)
+            console.print(f"{it.id:<28} {it.status:<16} {where:<26} {board.verdict(it, root):<9} {escape(it.title)}",
+                          highlight=False, soft_wrap=True)
         raise typer.Exit(0)
     try:
         if scoreboard:

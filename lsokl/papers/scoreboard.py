@@ -38,6 +38,17 @@ def _held(s: Score | None) -> str:
     return ("yes" if s.claim else "**no**") + (f" ({s.claim_detail})" if s.claim_detail else "")
 
 
+def verdict(item: Item, root: Path) -> str:
+    """One word for ``lsokl reproduce --list``: ``claim:yes``, ``claim:no``, ``-`` (no claim), or
+    ``no-result`` (the committed files lack what the check reads)."""
+    if not (item.runnable and item.claim):
+        return "-"
+    s = score(item, Path(root))
+    if s is None or s.claim is None:
+        return "no-result"
+    return "claim:yes" if s.claim else "claim:no"
+
+
 def _datasets(item: Item) -> str:
     return ", ".join(d.label() for d in item.datasets) or "—"
 
