@@ -242,3 +242,30 @@ def test_list_shows_a_verdict_for_every_item_with_a_claim():
         line = next(ln for ln in res.output.splitlines() if ln.startswith(ident + " "))
         want = ("claim:yes", "claim:no") if item.runnable and item.claim else (" - ",)
         assert any(w in line for w in want), line
+
+
+def test_rescore_rewrites_verdicts_from_the_committed_tables_without_running_a_cell(tmp_path, monkeypatch):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from lsokl.cli import app
+    from lsokl.papers import reproduce
+
+    monkeypatch.setattr(reproduce, "RECIPES", {})  # any run would fail with a KeyError
+    (tmp_path / "results" / "table5" / "report").mkdir(parents=True)
+    shutil.copy(REPO / "results" / "table5" / "report" / "summary.csv", tmp_path / "results" / "table5" / "report")
+    res = CliRunner().invoke(app, ["reproduce", "lsokl2016:table5", "--rescore", "--root", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "results" / "table5" / "verdicts.md").read_text()
+    assert "| kddcup99 | perceptron | 1.174 ± 0.0011 | 0.02 ± 0 |" in text and "Claim held: yes" in text
+    assert (tmp_path / FILE).exists()
+
+
+def test_committed_verdicts_are_current():
+    from lsokl.papers import verdicts
+
+    for folder, its in verdicts.folders(list(papers.items().values())).items():
+        path = REPO / folder / verdicts.FILE
+        assert path.exists() and path.read_text() == verdicts.render(its, REPO), (
+            f"{path} is stale: run `lsokl reproduce --rescore`")

@@ -40,6 +40,10 @@ def reproduce(
                                                      "verdict on its headline claim (claim: yes / no; - : no claim), and exit"),
     scoreboard: bool = typer.Option(False, "--scoreboard", help="only regenerate REPRODUCTIONS.md from the committed results"),
     all_: bool = typer.Option(False, "--all", help="every runnable item in turn, timed (make reproduce-all)"),
+    rescore: bool = typer.Option(False, "--rescore", help="run no cell: rewrite the items' verdicts.md (every cell "
+                                                          "under the tolerance rule, the claim's verdict) and "
+                                                          "REPRODUCTIONS.md from the committed tables; all items "
+                                                          "when none is given"),
     root: Path = typer.Option(Path("."), "--root", help="the folder holding results/ and REPRODUCTIONS.md "
                                                          "[default: the current folder, the clone's top]"),
 ) -> None:
@@ -58,6 +62,14 @@ def reproduce(
                           highlight=False, soft_wrap=True)
         raise typer.Exit(0)
     try:
+        if rescore:
+            from ..papers import verdicts
+
+            chosen = select(item) if item else [it for it in items().values() if it.runnable]
+            for path in verdicts.write(chosen, root):
+                console.print(f"wrote {path}", highlight=False)
+            console.print(f"wrote {board.write(root)}", highlight=False)
+            raise typer.Exit(0)
         if scoreboard:
             path = board.write(root)
             console.print(f"wrote {path}", highlight=False)

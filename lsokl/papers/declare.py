@@ -90,6 +90,7 @@ class Item:
     options: dict = field(default_factory=dict)  # recipe options
     reason: str = ""  # why not-implemented / planned
     score: Optional[Callable] = None  # folder -> Score, from the committed files
+    cells: Optional[Callable] = None  # folder -> the cells under the rule (verdicts.md), where cell by cell
 
     def __post_init__(self):
         if self.status not in STATUSES:

@@ -246,8 +246,11 @@ def reproduce(items: list[Item], root: Path, *, command: Callable[[list], int], 
         rows.append((item.id, time.perf_counter() - t0, _children_cpu() - c0, code))
         echo(f"==> {item.id}: {'ok' if code == 0 else f'exit {code}'} in {fmt(rows[-1][1])}")
     if scoreboard and not partial:
+        from . import verdicts
         from .scoreboard import write
 
+        for done_path in verdicts.write(items, root):
+            echo(f"wrote {done_path.relative_to(root)}")
         path = write(root)
         echo(f"wrote {path.name}")
     return rows

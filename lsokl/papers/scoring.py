@@ -292,3 +292,38 @@ def from_json(name: str, check: Callable[[dict], tuple]) -> Callable[[Path], Sco
         return Score(claim=c, claim_detail=detail)
     score.__name__ = f"from_json({name})"
     return score
+
+
+# ----------------------------------------------------------------------------- cells for verdicts.md
+#: the columns every ``Item.cells`` returns (``lsokl.papers.verdicts``)
+CELL_COLUMNS = ["dataset", "method", "ours", "sd_ours", "paper", "sd_paper", "band", "ok", "strict", "counted"]
+
+
+def online_table_cells(folder: Path, *, declared: Iterable[str]) -> pd.DataFrame:
+    df = _read_csv(folder / "report" / "summary.csv")
+    if df is None:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    c = online_cells(df if "std" in df else df.assign(std=float("nan")))
+    return pd.DataFrame({"dataset": c["dataset"], "method": c["learner"], "ours": c["mean"], "sd_ours": c["std"],
+                         "paper": c["paper_mean"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
+                         "strict": c["strict"], "counted": c["dataset"].isin(set(declared))})
+
+
+def batch_table_cells(folder: Path) -> pd.DataFrame:
+    df = _read_csv(folder / "report" / "batch.csv")
+    if df is None:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    c = batch_cells(df)
+    return pd.DataFrame({"dataset": c["dataset"], "method": c["learner"], "ours": c["mean"], "sd_ours": c["sd_ours"],
+                         "paper": c["paper_mean"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
+                         "strict": c["strict"], "counted": c["substitute"].isna()})
+
+
+def meka_table_cells(folder: Path) -> pd.DataFrame:
+    df = _read_csv(folder / "report" / "table.csv")
+    if df is None:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    c = meka_cells(df if "std" in df else df.assign(std=float("nan")))
+    return pd.DataFrame({"dataset": c["dataset"], "method": c["method"], "ours": c["median"], "sd_ours": c["sd_ours"],
+                         "paper": c["paper"], "sd_paper": float("nan"), "band": c["band"], "ok": c["ok"],
+                         "strict": False, "counted": True})

@@ -150,3 +150,17 @@ def fig3(folder) -> "Score":
               + ", ".join(f"B={b} {m:.2f} s vs {p:.2f} s" for b, m, p in merge)
               + f" ({'faster: holds' if faster else 'not faster: does not hold'})")
     return Score(claim=bool(growth and faster), claim_detail=detail)
+
+
+def cells(folder) -> pd.DataFrame:
+    """Table 1's cells for verdicts.md (counted: the full-size sets' validation choices)."""
+    from ..scoring import CELL_COLUMNS, _read_csv
+
+    df = _read_csv(folder / "table1.csv")
+    if df is None:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    c = table1_cells(df)
+    method = c["algo"] + c["B"].map(lambda b: "" if pd.isna(b) else f" B={b:g}") + c["n_train"].map(lambda n: f" n={n:,.0f}")
+    return pd.DataFrame({"dataset": c["dataset"], "method": method, "ours": c["value"], "sd_ours": c["sd_ours"],
+                         "paper": c["paper"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
+                         "strict": c["strict"], "counted": c["val_within"].notna()})

@@ -169,3 +169,17 @@ def sc2(folder: Path) -> Score:
 
 __all__ = ["QUOTES", "adult", "comparable", "count", "features_beat_full_kernel", "mnist8m", "mnist8v6", "qm",
            "rate_one_over_t", "sc2", "below_nets", "tie"]
+
+
+def adult_cells(folder: Path):
+    """Fig. 1(1)'s three end points for verdicts.md."""
+    import pandas as pd
+
+    ends, sds = adult_ends(folder)
+    rows = []
+    for a, p in ADULT.items():
+        if a in ends:
+            rows.append({"dataset": "a9a (Adult)", "method": a, "ours": ends[a], "sd_ours": sds.get(a), "paper": p,
+                         "sd_paper": float("nan"), "band": band(None, sds.get(a), printed_step(p)),
+                         "ok": within(ends[a], p, None, sds.get(a), printed_step(p)), "strict": False, "counted": True})
+    return pd.DataFrame(rows)

@@ -78,7 +78,7 @@ ITEMS = [
          variant="MEKA against each method separately at MEKA's memory: each method's error is read off its "
                  "memory-error curve (Fig. 7(a)'s runs and Table 7's point, interpolated in log memory)",
          recipe="meka", options={"report": "table7"},
-         score=partial(scoring.meka_within, claim=claims.table7)),
+         score=partial(scoring.meka_within, claim=claims.table7), cells=scoring.meka_table_cells),
     Item("meka2017:table8", "Table 8: kernel ridge regression test RMSE", "table", "partial",
          datasets=(D("wine-quality", "same", paper="wine"), D("cadata", "same"), D("cpusmall", "same"),
                    D("census", "absent", note="no registry entry (Delve census-house, 22784 x 137: the paper's "
@@ -95,7 +95,7 @@ ITEMS = [
          variant="MEKA against each method separately at MEKA's memory: each method's RMSE is read off its "
                  "memory-RMSE curve (Fig. 12's rank sweep, memory linear in the rank, and Table 8's point)",
          recipe="meka", options={"report": "table8"},
-         score=partial(scoring.meka_within, claim=claims.table8)),
+         score=partial(scoring.meka_within, claim=claims.table8), cells=scoring.meka_table_cells),
     _not("meka2017:fig1", "Fig. 1: block structure of covtype's kernel and methods vs gamma",
          "covtype is not in the offline mirror", datasets=(_COVTYPE,)),
     _not("meka2017:fig2", "Fig. 2: BKA error by partition strategy (covtype, cadata)",
