@@ -36,7 +36,11 @@ ITEMS = [
              "spec BUDGETED_PEGASOS.md: 5 repetitions like the paper; the synthetic sets "
              "cannot run at the paper's n here"),
          layout="table1.md, table1.csv, curves-<dataset>.png, timing.md, NOTES.md",
-         **_q("table1"), recipe="bpegasosm", score=claims.table1, cells=claims.cells),
+         **_q("table1"),
+         variant="the width chosen on a 10% validation cut of the training set is scored: the paper does not say "
+                 "on what data it chose the width, and choosing it on test data would score the test set twice; "
+                 "the best width by test accuracy is reported beside it",
+         recipe="bpegasosm", score=claims.table1, cells=claims.cells),
     Item("bpegasosm2010:fig1", "Fig. 1: accuracy evolution on checkerboard", "figure", "analogue",
          datasets=(_T1[4],), configs=("bpegasosm-table1", "bpegasosm-table1-large"), folder="results/bpegasosm-table1",
          layout="curves-checkerboard.png (from Table 1's runs)",
