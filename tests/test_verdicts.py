@@ -269,3 +269,28 @@ def test_committed_verdicts_are_current():
         path = REPO / folder / verdicts.FILE
         assert path.exists() and path.read_text() == verdicts.render(its, REPO), (
             f"{path} is stale: run `lsokl reproduce --rescore`")
+
+
+def test_lsokl_sweep_claim_flips(tmp_path):
+    rows = [("dna", "fogd", 1.0, 20.0), ("dna", "fogd", 4.0, 18.0)]
+    pd.DataFrame(rows, columns=["dataset", "algorithm", "x", "mean"]).to_csv(tmp_path / "s.csv", index=False)
+    assert scoring.sweep_claim(tmp_path, {"s.csv": ("fogd",)}).claim is True
+    rows[1] = ("dna", "fogd", 4.0, 21.0)  # more features, a higher mistake rate
+    pd.DataFrame(rows, columns=["dataset", "algorithm", "x", "mean"]).to_csv(tmp_path / "s.csv", index=False)
+    assert scoring.sweep_claim(tmp_path, {"s.csv": ("fogd",)}).claim is False
+
+
+def test_meka_table8_compares_at_meka_memory_along_the_rank_sweep(tmp_path):
+    from lsokl.papers.meka2017 import claims as c
+
+    (tmp_path / "meka-fig12").mkdir()
+    # RKS at rank 128 stores 200 floats in Table 8; the sweep puts rank 256 at 400: at MEKA's 300 -> 0.10
+    pd.DataFrame([("cadata", "rks", 128, 0.14, 0.001), ("cadata", "rks", 256, 0.08, 0.001)],
+                 columns=["dataset", "algorithm", "x", "mean", "std"]).to_csv(tmp_path / "meka-fig12" / "fig12-rank.csv",
+                                                                           index=False)
+    t8 = pd.DataFrame([("cadata", "rks", 0.14, 0.001, 200.0), ("cadata", "meka", 0.12, 0.001, 300.0)],
+                      columns=["dataset", "learner", "median", "std", "memory"])
+    held, detail = c.table8(t8, tmp_path / "meka-table8")
+    assert held is False and "rks" in detail  # below RKS's Table 8 point, above its curve at MEKA's memory
+    t8.loc[1, "median"] = 0.09
+    assert c.table8(t8, tmp_path / "meka-table8")[0] is True

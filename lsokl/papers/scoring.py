@@ -266,7 +266,7 @@ def sweep_claim(folder: Path, files: dict[str, tuple[str, ...]]) -> Score:
                 misses.append(f"{algo} on {ds}")
     if not checked:
         return Score(note="nothing swept")
-    return Score(claim=held == checked, claim_detail=f"{held}/{checked} curves fall"
+    return Score(claim=bool(held == checked), claim_detail=f"{held}/{checked} curves fall"
                  + (f" (not {', '.join(misses)})" if misses else ""))
 
 

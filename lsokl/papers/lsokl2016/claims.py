@@ -77,9 +77,16 @@ def fogd_fastest(frame: pd.DataFrame, time: str = "time_s") -> tuple[Optional[bo
     return bool(held == checked), count(held, checked, misses, " datasets")
 
 
-def batch_competitive(frame: pd.DataFrame, tie_points: float = 1.5) -> tuple[Optional[bool], str]:
-    """Table 3: FOGD or NOGD trains faster than LIBSVM at an accuracy "slightly lower but fairly
-    competitive" (the paper's own gap is at most 1.2 points: within 1.5 points), per dataset."""
+#: the paper's largest accuracy gap between the better of FOGD/NOGD and LIBSVM in Table 3 (w8a:
+#: 98.36 vs 99.40): what "slightly lower but fairly competitive" covers in its own numbers
+BATCH_GAP = 1.04
+
+
+def batch_competitive(frame: pd.DataFrame) -> tuple[Optional[bool], str]:
+    """Table 3, per dataset: FOGD or NOGD trains faster than LIBSVM, at an accuracy at most the paper's
+    own largest gap (1.04 points) below LIBSVM's, plus the tie band of the measured spreads."""
+    from ..scoring import band
+
     held, checked, misses = 0, 0, []
     for ds, grp in frame.groupby("dataset", sort=False):
         lib = grp[grp["learner"] == "libsvm"]
@@ -87,10 +94,16 @@ def batch_competitive(frame: pd.DataFrame, tie_points: float = 1.5) -> tuple[Opt
         if lib.empty or ours.empty or lib["mean"].isna().all():
             continue
         checked += 1
-        good = ours["mean"].max() >= lib["mean"].iloc[0] - tie_points and ours["train"].min() < lib["train"].iloc[0]
-        held += good
-        if not good:
-            misses.append(str(ds))
+        best = ours.loc[ours["mean"].idxmax()]
+        sd = lambda row: row["std"] if "std" in row else None  # noqa: E731
+        gap = lib["mean"].iloc[0] - best["mean"]
+        near = gap <= BATCH_GAP + band(sd(best), sd(lib.iloc[0])) + 1e-12
+        faster = ours["train"].min() < lib["train"].iloc[0]
+        if near and faster:
+            held += 1
+        else:
+            misses.append(f"{ds}: " + "; ".join(([] if faster else ["not faster"])
+                                                + ([] if near else [f"{gap:.2f} points below LIBSVM"])))
     if not checked:
         return None, "no dataset with LIBSVM and FOGD/NOGD"
     return bool(held == checked), count(held, checked, misses)
