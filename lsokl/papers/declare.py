@@ -99,8 +99,6 @@ class Item:
             raise ValueError(f"{self.id}: a {self.status} item needs its reason")
         if self.status not in ("not-implemented", "planned") and not (self.recipe and self.folder):
             raise ValueError(f"{self.id}: a runnable item needs a recipe and a folder")
-        if self.claim and not self.where:
-            raise ValueError(f"{self.id}: a claim needs its place in the paper (where)")
 
     @property
     def paper(self) -> str:
