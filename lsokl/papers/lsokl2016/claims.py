@@ -12,9 +12,8 @@ from typing import Optional
 
 import pandas as pd
 
-from ..scoring import best_of_beats, count
+from ..scoring import BUDGET_BASELINES, best_of_beats, count
 
-BUDGET_BASELINES = ("rbp", "forgetron", "projectron", "projectron++", "bpas", "bogd")
 OURS = ("fogd", "nogd")
 
 #: (quotation, place) per item
