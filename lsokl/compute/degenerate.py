@@ -108,15 +108,9 @@ def classify(trace, y, order) -> dict | None:
     if trace is None or not trace.n_samples:
         return None
     order = np.asarray(order if order is not None else np.arange(trace.n_samples), dtype=np.int64)
-    if trace.task != "regression":
-        labels = np.asarray(y)[order[: trace.n_samples]]
-        steps = np.append(np.asarray(trace.checkpoints, np.int64), trace.n_samples)
-        mistakes = np.append(np.asarray(trace.ckpt_mistakes, np.int64), trace.mistakes)
-        c, share = _mostly_constant_class(labels, steps, mistakes)
-        if c is not None:
-            return {"reason": f"nearly constant: predicted class {_label(c)} on {100 * share:.0f}% of the pass "
-                              "(segments whose mistakes equal those of always predicting it)",
-                    "constant_prediction": c, "support_never_changed": False, "kind": "nearly-constant"}
+    # no better than the constant first: when the rates agree, the segment counts agree by chance too, and
+    # "no better" is then the accurate reason; "nearly constant" catches a stall on most of the stream
+    # whose final rate still differs (the learner moved at the end)
     ref = constant_reference(y, order, trace.n_samples, trace.task)
     value = (trace.squared_loss if trace.task == "regression" else trace.mistakes / trace.n_samples)
     if value is not None and math.isfinite(value) and abs(value - ref["value"]) <= ref["spread"]:
@@ -127,6 +121,15 @@ def classify(trace, y, order) -> dict | None:
                     f"class {_label(ref['prediction'])} ({100 * ref['value']:.2f}%)")
         return {"reason": f"no better than a constant predictor: {what} (the constant's standard error over the pass)",
                 "constant_prediction": ref["prediction"], "support_never_changed": False, "kind": "no-better"}
+    if trace.task != "regression":
+        labels = np.asarray(y)[order[: trace.n_samples]]
+        steps = np.append(np.asarray(trace.checkpoints, np.int64), trace.n_samples)
+        mistakes = np.append(np.asarray(trace.ckpt_mistakes, np.int64), trace.mistakes)
+        c, share = _mostly_constant_class(labels, steps, mistakes)
+        if c is not None:
+            return {"reason": f"nearly constant: predicted class {_label(c)} on {100 * share:.0f}% of the pass "
+                              "(segments whose mistakes equal those of always predicting it)",
+                    "constant_prediction": c, "support_never_changed": False, "kind": "nearly-constant"}
     return None
 
 
