@@ -94,8 +94,13 @@ def test_runner_records_the_flag_and_the_report_marks_the_cell(tmp_path):
     assert all(r["degenerate"]["constant_prediction"] == 0.0 for r in flagged)
     rep = build_report(tmp_path / "r", plots=False)
     md = rep.markdown["regression"]
-    marked = [line for line in md.splitlines() if "constant predictor in 2/2 runs" in line]
+    marked = [line for line in md.splitlines() if "degenerate in 2/2 runs" in line]
     assert len(marked) == 1 and "epsilon=1e+09" in marked[0]
+    # the reference row: the mean predictor's loss on the same two streams (one value per stream)
+    const = [line for line in md.splitlines() if line.startswith("| Constant (reference)")]
+    streams = {r["permutation"]: r["constant"]["value"] for r in recs}
+    assert len(const) == 1 and len(streams) == 2
+    assert f"{np.mean(list(streams.values())):.5f}" in const[0]
 
 
 def test_search_never_selects_a_degenerate_setting(tmp_path):
@@ -129,7 +134,7 @@ def test_search_never_selects_a_degenerate_setting(tmp_path):
     assert choice.chosen["epsilon"] == 0.1
     assert {c.param_dict["epsilon"] for c in table.cells} == {0.1}
     text = (tmp_path / "r" / "eta_selection.md").read_text()
-    assert "degenerate: a constant predictor in 2 of 2 passes" in text and " const" in text
+    assert "degenerate in 2 of 2 passes" in text and " const" in text
 
 
 @pytest.mark.usefixtures("shared_data")
@@ -148,3 +153,79 @@ def test_bogd_majority_class_on_w8a_is_flagged(shared_data, monkeypatch):
         recs = {r["params"]["eta"]: r for r in ResultStore(d).records()}
     assert recs[0.002]["degenerate"]["constant_prediction"] == -1
     assert recs[0.2]["degenerate"] is None
+
+
+def test_constant_reference_is_the_majority_class_or_the_mean_with_its_standard_error():
+    from lsokl.compute.degenerate import constant_reference
+
+    ref = constant_reference(np.array([1, 1, -1, 1]), np.array([3, 2, 1, 0]), 4, "binary")
+    assert ref["prediction"] == 1 and ref["value"] == pytest.approx(0.25)
+    assert ref["spread"] == pytest.approx(np.sqrt(0.25 * 0.75 / 4))
+    # only the pass's prefix of the stream counts: the first 2 steps of order are both class 2
+    assert constant_reference(np.array([0, 2, 2, 0, 0]), np.array([1, 2, 0, 3, 4]), 2, "multiclass")["value"] == 0
+    reg = constant_reference(np.array([0.0, 1.0, 0.0, 1.0]), None, 4, "regression")
+    assert reg == {"prediction": 0.5, "value": 0.25, "spread": 0.0}
+
+
+def test_classify_flags_a_learner_no_better_than_the_constant_and_a_nearly_constant_one():
+    from lsokl.compute.degenerate import classify
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    y = np.where(rng.random(n) < 0.1, 1.0, -1.0)
+    order = rng.permutation(n)
+    labels = y[order]
+    k = int((labels != -1).sum())
+    # varied predictions with exactly the constant's mistake count: not a constant (check), but no better
+    same_rate = labels.copy()
+    wrong_at = rng.choice(n, size=k, replace=False)
+    same_rate[wrong_at] = -labels[wrong_at]
+    t = _trace("binary", labels, same_rate)
+    assert check(t, y, order) is None
+    flag = classify(t, y, order)
+    assert flag["kind"] == "no-better" and flag["constant_prediction"] == -1
+    # half as many mistakes as the constant (5% vs 10%, 9 standard errors away): an ordinary pass
+    better = labels.copy()
+    wrong_at = rng.choice(n, size=k // 2, replace=False)
+    better[wrong_at] = -labels[wrong_at]
+    assert classify(_trace("binary", labels, better), y, order) is None
+    # the majority class for the first 70% of the stream, then always right: nearly constant
+    stalled = labels.copy()
+    stalled[: int(0.7 * n)] = -1.0
+    t = _trace("binary", labels, stalled)
+    assert check(t, y, order) is None
+    flag = classify(t, y, order)
+    assert flag["kind"] == "nearly-constant" and flag["constant_prediction"] == -1
+    # the same stall on only the first 30%: its mistakes are 30% of the constant's, not flagged
+    early = labels.copy()
+    early[: int(0.3 * n)] = -1.0
+    assert classify(_trace("binary", labels, early), y, order) is None
+    # a strict constant keeps its kind
+    assert classify(_trace("binary", labels, np.full(n, -1.0)), y, order)["kind"] == "constant"
+
+
+def test_classify_regression_loss_within_the_constants_spread():
+    from lsokl.compute.degenerate import classify
+
+    rng = np.random.default_rng(4)
+    y = rng.random(2000)
+    # the mean plus noise far smaller than the spread of y: the loss of the mean predictor, give or take
+    near_mean = y.mean() + rng.normal(0, 0.003, 2000)
+    flag = classify(_trace("regression", y, near_mean), y, None)
+    assert flag is not None and flag["kind"] == "no-better"
+    assert classify(_trace("regression", y, y + rng.normal(0, 0.05, 2000)), y, None) is None
+
+
+def test_constant_rows_take_one_value_per_stream():
+    import pandas as pd
+
+    from lsokl.report.aggregate import CONSTANT_ROW, constant_rows
+
+    frame = pd.DataFrame({
+        "status": ["ok", "ok", "ok", "ok", "failed"], "task": ["binary"] * 5, "dataset": ["d"] * 5,
+        "permutation": [0, 0, 1, 1, 2], "n_samples": [10] * 5,
+        "constant": [0.10, 0.10, 0.30, 0.30, None]})  # two learners on streams 0 and 1
+    (row,) = constant_rows(frame)
+    assert row["row"] == CONSTANT_ROW and row["n_ok"] == 2
+    assert row["mean"] == pytest.approx(20.0) and row["std"] == pytest.approx(np.std([10, 30], ddof=1))
+    assert constant_rows(frame.assign(constant=None)) == []

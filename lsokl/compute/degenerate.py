@@ -20,6 +20,23 @@ search must never pick it. The flag is computed from what the pass recorded, aft
   checkpoint, verified on all the others).
 * **support never changed**: the model never made an update (support size 0 at every checkpoint
   and at the end; for FOGD the count of updates), so it predicted 0 throughout.
+
+:func:`check` is that strict test (a constant predictor, exactly). :func:`classify`, which the runner
+records and the step-size search reads, adds the two looser ways a pass says nothing about its learner:
+
+* **nearly constant** (classification): the segments that match one constant predictor as above
+  hold most (more than half) of the pass's steps, e.g. a learner that stalls on the majority class
+  for the first 60% of the stream and only then moves;
+* **no better than the constant**: its mistake rate (squared loss) lies within the spread of the
+  constant predictor's on the same stream, ``|value - constant| <= spread``. The constant is the best
+  one in hindsight (the stream's majority class; the mean target), and the spread is the standard
+  error of its rate over the pass: sqrt(p (1 - p) / n) for a mistake rate p, sd((y - mean)^2) / sqrt(n)
+  for the squared loss. On Table 5's w8a (49,749 rows, majority share 97.03%) that is 2.97% +- 0.08
+  points; on the 25,010-row poker 49.9% +- 0.32, so a rate 0.3 points from always predicting the
+  majority class is flagged.
+
+:func:`constant_reference` is that constant predictor's rate and spread, recorded with every online
+pass (the tables' ``Constant`` reference row).
 """
 from __future__ import annotations
 
@@ -57,6 +74,81 @@ def check(trace, y, order) -> dict | None:
         reason = (f"constant prediction of class {_label(constant)} over the pass (mistakes equal "
                   "those of always predicting it in every checkpoint segment, to 0.1% of the steps)")
     return {"reason": reason, "constant_prediction": constant, "support_never_changed": never_updated}
+
+
+def constant_reference(y, order, n_samples: int, task: str) -> dict:
+    """The best constant predictor of the pass's stream (the first ``n_samples`` of ``order``): its
+    ``prediction`` (majority class, or mean target), its ``value`` (mistake rate as a fraction, or
+    mean squared loss: the record's ``value`` unit) and ``spread`` (the standard error of that value
+    over the pass)."""
+    order = np.asarray(order if order is not None else np.arange(n_samples), dtype=np.int64)
+    labels = np.asarray(y)[order[:n_samples]]
+    n = max(int(len(labels)), 1)
+    if task == "regression":
+        labels = labels.astype(np.float64)
+        c = float(np.mean(labels))
+        loss = (labels - c) ** 2
+        value = float(np.mean(loss))
+        spread = float(np.std(loss, ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+        return {"prediction": c, "value": value, "spread": spread}
+    classes, counts = np.unique(labels, return_counts=True)
+    top = classes[int(np.argmax(counts))]
+    p = 1.0 - float(np.max(counts)) / n
+    c = int(top) if float(top).is_integer() else float(top)
+    return {"prediction": c, "value": p, "spread": math.sqrt(p * (1.0 - p) / n)}
+
+
+def classify(trace, y, order) -> dict | None:
+    """:func:`check`, then the looser tests of the module docstring (nearly constant, no better than the
+    constant predictor). None for an ordinary pass, else ``{"reason", "constant_prediction",
+    "support_never_changed", "kind"}`` with kind ``constant``, ``nearly-constant`` or ``no-better``."""
+    flag = check(trace, y, order)
+    if flag is not None:
+        return {**flag, "kind": "constant"}
+    if trace is None or not trace.n_samples:
+        return None
+    order = np.asarray(order if order is not None else np.arange(trace.n_samples), dtype=np.int64)
+    # no better than the constant first: when the rates agree, the segment counts agree by chance too, and
+    # "no better" is then the accurate reason; "nearly constant" catches a stall on most of the stream
+    # whose final rate still differs (the learner moved at the end)
+    ref = constant_reference(y, order, trace.n_samples, trace.task)
+    value = (trace.squared_loss if trace.task == "regression" else trace.mistakes / trace.n_samples)
+    if value is not None and math.isfinite(value) and abs(value - ref["value"]) <= ref["spread"]:
+        if trace.task == "regression":
+            what = f"squared loss {value:.6g} within {ref['spread']:.2g} of the constant {ref['prediction']:.4g}'s {ref['value']:.6g}"
+        else:
+            what = (f"mistake rate {100 * value:.2f}% within {100 * ref['spread']:.2f} points of always predicting "
+                    f"class {_label(ref['prediction'])} ({100 * ref['value']:.2f}%)")
+        return {"reason": f"no better than a constant predictor: {what} (the constant's standard error over the pass)",
+                "constant_prediction": ref["prediction"], "support_never_changed": False, "kind": "no-better"}
+    if trace.task != "regression":
+        labels = np.asarray(y)[order[: trace.n_samples]]
+        steps = np.append(np.asarray(trace.checkpoints, np.int64), trace.n_samples)
+        mistakes = np.append(np.asarray(trace.ckpt_mistakes, np.int64), trace.mistakes)
+        c, share = _mostly_constant_class(labels, steps, mistakes)
+        if c is not None:
+            return {"reason": f"nearly constant: predicted class {_label(c)} on {100 * share:.0f}% of the pass "
+                              "(segments whose mistakes equal those of always predicting it)",
+                    "constant_prediction": c, "support_never_changed": False, "kind": "nearly-constant"}
+    return None
+
+
+def _mostly_constant_class(labels: np.ndarray, steps: np.ndarray, mistakes: np.ndarray):
+    """The class c whose constant predictor's mistakes match the learner's (to ``SLACK``) in segments
+    holding more than half of the pass's steps, and that share; (None, 0) if there is none."""
+    steps, keep = np.unique(steps, return_index=True)
+    mistakes = mistakes[keep]
+    seg_len = np.diff(np.concatenate([[0], steps]))
+    seg_mistakes = np.diff(np.concatenate([[0], mistakes]))
+    slack = np.maximum(MIN_SLACK, np.floor(SLACK * seg_len))
+    total = float(steps[-1])
+    for c in np.unique(labels):
+        wrong = np.cumsum(labels != c)[steps - 1]
+        seg_wrong = np.diff(np.concatenate([[0], wrong]))
+        share = float(seg_len[np.abs(seg_mistakes - seg_wrong) <= slack].sum()) / total
+        if share > 0.5:
+            return (int(c) if float(c).is_integer() else float(c)), share
+    return None, 0.0
 
 
 def _label(c):

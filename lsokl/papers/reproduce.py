@@ -108,6 +108,9 @@ def online_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     table = folder / "report" / "table.md"
     if table.exists():  # the headline file: results/<table>/<table>.md
         (folder / f"{config}.md").write_text(table.read_text())
+    if item.options.get("convergence"):  # a variant's own convergence figures, published values marked
+        rcode = rcode or _lsokl(["figure", folder, "--convergence", "--paper", item.published,
+                                 "--out", folder / "figures"])
     return code or rcode
 
 
@@ -152,7 +155,7 @@ def sweep_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 def convergence_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     source = get(item.options["source"])
     code = _run(source.configs[0], folder, opts, echo)  # resumable: nothing reruns when the table ran
-    fcode = _lsokl(["figure", folder, "--convergence", "--out", folder / "figures"])
+    fcode = _lsokl(["figure", folder, "--convergence", "--paper", source.published, "--out", folder / "figures"])
     if (folder / "search").is_dir():
         fcode = fcode or _lsokl(["figure", folder / "search", "--sweep", "eta", "--paper", source.published,
                                  "--prefix", "search-", "--out", folder / "figures" / "search"])

@@ -101,7 +101,31 @@ def render(root: Path) -> str:
             if notes and item.runnable:
                 details.append(f"* `{item.id}` datasets: " + "; ".join(notes) + ".")
         lines += [""] + details + [""]
+    lines += variants_section(root)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def variants_section(root: Path) -> list[str]:
+    """Both counts for each table that has a variant (``options["variant_of"]``): the table as lsokl
+    runs it (its step-size search) and as the authors ran it (their scripts' settings)."""
+    found = items()
+    pairs = [(found[i.options["variant_of"]], i) for i in found.values()
+             if i.options.get("variant_of") in found]
+    if not pairs:
+        return []
+    lines = ["## The authors' settings beside lsokl's search", "",
+             "Each table once with lsokl's step-size search (the paper's stated protocol) and once at the parameter "
+             "values of the authors' scripts (`shared/docs/ALGORITHMS.md` section 4), the same protocol otherwise. "
+             "Cells within the item's declared tolerance / within 2 published std (strict); the folder's NOTES.md "
+             "says for each cell that differs which one is closer to the paper and why.", "",
+             "| table | search: declared | search: strict | authors' settings: declared | authors' settings: strict |",
+             "|---|---|---|---|---|"]
+    for table, variant in pairs:
+        a, b = score(table, root), score(variant, root)
+        cells = [(_cells(s.declared, s.declared_of), _cells(s.strict, s.strict_of)) if s else ("—", "—")
+                 for s in (a, b)]
+        lines.append(f"| `{table.id}` / `{variant.id}` | {cells[0][0]} | {cells[0][1]} | {cells[1][0]} | {cells[1][1]} |")
+    return lines + [""]
 
 
 def write(root: Path) -> Path:

@@ -32,10 +32,12 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
             "error": (r["error"] or {}).get("message") if r["error"] else None,
             "curve": json.dumps(r["curve"]) if r["curve"] else None,
             "degenerate": bool(r.get("degenerate")),  # a constant predictor (lsokl.compute.degenerate)
+            # the best constant predictor's value on the same stream (online passes; else None)
+            "constant": (r.get("constant") or {}).get("value"),
         })
     cols = ["key", "config_name", "status", "task", "dataset", "algorithm", "learner", "params",
             "permutation", "seed", "scale", "max_samples", "n_samples", "n_features", "metric",
-            "value", "mistakes", "time_s", "support_size", "error", "curve", "degenerate"]
+            "value", "mistakes", "time_s", "support_size", "error", "curve", "degenerate", "constant"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -94,7 +96,7 @@ def aggregate(frame: pd.DataFrame) -> pd.DataFrame:
             "unit": UNITS.get(grp["metric"].iloc[0],
                               "squared loss" if task == "regression" else "mistake rate %"),
         })
-    agg = pd.DataFrame(out)
+    agg = pd.DataFrame(out + constant_rows(frame))
     agg["_order"] = agg["learner"].map(lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
     agg = agg.sort_values(["task", "_order", "algorithm", "row"], kind="stable").drop(columns="_order")
     return agg.reset_index(drop=True)
@@ -126,3 +128,34 @@ def attach_paper(agg: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
             agg.loc[i, "deviation_sd"] = (row["mean"] - hit["mean"]) / hit["std"]
         # a printed std of 0.00 leaves the deviation undefined: it stays NaN, the value still shows
     return agg
+
+
+#: the reference row's labels: never a learner of the registry
+CONSTANT = "constant"
+CONSTANT_ROW = "Constant (reference)"
+
+
+def constant_rows(frame: pd.DataFrame) -> list[dict]:
+    """One reference row per (task, dataset): the best constant predictor (majority class, mean target;
+    :func:`lsokl.compute.degenerate.constant_reference`) on the streams the learners were played on, one
+    value per distinct stream (permutation and length; every pass of a stream sees the same constant), so
+    its mean and std are over the same permutations as the rows above it. Records without the value
+    (written before it was recorded, or by the holdout protocol) give no row."""
+    if "constant" not in frame or frame["constant"].isna().all():
+        return []
+    rows = []
+    ok = frame[(frame["status"] == "ok") & frame["constant"].notna()]
+    for (task, ds), grp in ok.groupby(["task", "dataset"], sort=False):
+        streams = grp.drop_duplicates(["permutation", "n_samples"])
+        scale = 1.0 if task == "regression" else 100.0
+        vals = streams["constant"].astype(float).to_numpy() * scale
+        rows.append({
+            "task": task, "dataset": ds, "algorithm": CONSTANT, "learner": CONSTANT, "params": "{}",
+            "row": CONSTANT_ROW, "mean": float(np.mean(vals)),
+            "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else np.nan,
+            "time_s": np.nan, "support": np.nan, "n_ok": len(vals), "n_failed": 0, "n_diverged": 0,
+            "n_timeout": 0, "n_degenerate": 0,
+            "n_samples": int(streams["n_samples"].max()),
+            "unit": "squared loss" if task == "regression" else "mistake rate %",
+        })
+    return rows

@@ -33,9 +33,10 @@ def _cell(row) -> str:
     text = fmt_value(row["mean"], row["std"], row["task"])
     missing = row["n_failed"] + row["n_diverged"] + row["n_timeout"]
     text += f" ({row['n_ok']}/{row['n_ok'] + missing} runs)" if missing else ""
-    # a constant predictor's number says nothing about the learner: marked, explained in NOTES
+    # a degenerate pass (a constant predictor, or no better than the Constant row) says nothing about
+    # the learner: marked, explained in NOTES
     degenerate = int(row.get("n_degenerate", 0) or 0)
-    return text + (f" [constant predictor in {degenerate}/{row['n_ok']} runs]" if degenerate else "")
+    return text + (f" [degenerate in {degenerate}/{row['n_ok']} runs]" if degenerate else "")
 
 
 def wide_table(agg: pd.DataFrame, task: str, with_paper: bool = False,

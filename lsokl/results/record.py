@@ -26,13 +26,15 @@ RECORD_KEYS = (
     "curve", "error",
     # None, or why the pass was a constant predictor (lsokl.compute.degenerate)
     "degenerate",
+    # the best constant predictor on the pass's stream: {"prediction", "value", "spread"} (online passes)
+    "constant",
     # the protocol (None = online) and its own results (holdout: test accuracy, times, selection)
     "protocol", "holdout", "approximation",
     # where and with what
     "versions", "host", "started_at", "finished_at", "wall_s",
 )
 # Added after schema 1 was in use: records written before them stay valid without these keys.
-OPTIONAL_KEYS = ("protocol", "holdout", "approximation", "degenerate")
+OPTIONAL_KEYS = ("protocol", "holdout", "approximation", "degenerate", "constant")
 CURVE_KEYS = ("t", "mistakes", "mistake_rate", "support", "time_s", "squared_loss")
 
 

@@ -4,7 +4,8 @@ data, predict then update, mistake rate (or squared loss) at checkpoints. The le
 from __future__ import annotations
 
 from ... import protocol_options as _options
-from ...compute.degenerate import check as check_degenerate
+from ...compute.degenerate import classify as check_degenerate
+from ...compute.degenerate import constant_reference
 from . import Outcome, Prepared
 
 OPTIONS: dict = _options.OPTIONS["online"]  # no keys beyond the common ones
@@ -33,4 +34,6 @@ def run_cell(job, data) -> Outcome:
         status = "diverged"
     else:  # a constant predictor is flagged in the record (and never chosen by a step-size search)
         fields["degenerate"] = check_degenerate(trace, data.y, order)
+    if trace.n_samples:  # the best constant predictor on the same stream: the tables' reference row
+        fields["constant"] = constant_reference(data.y, order, trace.n_samples, trace.task)
     return Outcome(status=status, trace=trace, fields=fields)
