@@ -43,3 +43,19 @@ def test_reproduce_root_accepts_a_new_folder_and_its_own_scoreboard(tmp_path):
     (root / "results").mkdir()
     res = CliRunner().invoke(app, ["reproduce", "--scoreboard", "--root", str(root)])
     assert res.exit_code == 0, res.output
+
+
+# ----------------------------------------------------------------------------- config name
+@pytest.mark.parametrize("name", ["../x", "/tmp/elsewhere", "a/../../b", "..", "sub\\..\\x", ""])
+def test_config_name_cannot_leave_runs(tmp_path, name):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"name: {name!r}\ndatasets: [checkerboard]\nalgorithms: [perceptron]\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml: name: .*one plain folder name") as err:
+        load_config(cfg)
+    assert "\n" not in str(err.value)
+
+
+def test_config_name_with_dots_inside_is_fine(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: table5.v2..try\ndatasets: [checkerboard]\nalgorithms: [perceptron]\n")
+    assert load_config(cfg).name == "table5.v2..try"
