@@ -59,3 +59,115 @@ def test_config_name_with_dots_inside_is_fine(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: table5.v2..try\ndatasets: [checkerboard]\nalgorithms: [perceptron]\n")
     assert load_config(cfg).name == "table5.v2..try"
+
+
+# ----------------------------------------------------------------------------- cache edits
+TOY = "+1 1:0.5 3:1\n-1 2:0.25\n+1 1:1 2:1\n-1 3:0.75\n"
+
+
+@pytest.fixture
+def toy_cache(tmp_path, monkeypatch):
+    """A registered 4-row dataset fetched from a local mirror into its own cache; returns the split folder."""
+    import hashlib
+
+    import yaml
+
+    from lsokl.data import cache
+    from lsokl.data.fetch import fetch
+
+    mirror = tmp_path / "mirror"
+    (mirror / "toy").mkdir(parents=True)
+    (mirror / "toy" / "toy.txt").write_text(TOY)
+    entry = {"name": "toy", "aliases": [], "task": "binary", "source": "libsvm", "description": "test set",
+             "format": "libsvm", "d": 3, "classes": 2, "storage": "dense",
+             "preprocessing": {"features": "none", "target": "none"}, "paper": "none",
+             "splits": {"train": {"n": 4, "files": [{"url": "https://example.invalid/toy.txt",
+                                                      "sha256": hashlib.sha256(TOY.encode()).hexdigest(),
+                                                      "mirror": "toy/toy.txt", "compression": "none"}]}}}
+    reg = tmp_path / "datasets.yaml"
+    reg.write_text(yaml.safe_dump({"datasets": [entry]}))
+    monkeypatch.setenv("LSOKL_REGISTRY", str(reg))
+    monkeypatch.setenv("LSOKL_DATA_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LSOKL_DATA_MIRROR", str(mirror))
+    monkeypatch.delenv("LSOKL_VERIFY_CACHE", raising=False)
+    fetch("toy", retries=0, progress=False)
+    return cache.split_dir("toy", "train")
+
+
+def _load():
+    from lsokl.data import load
+
+    return load("toy")
+
+
+def test_an_untouched_cache_loads(toy_cache):
+    assert _load().y.tolist() == [1, -1, 1, -1]
+
+
+def test_negated_labels_are_caught(toy_cache):
+    y = np.load(toy_cache / "y.npy")
+    np.save(toy_cache / "y.npy", -y)
+    with pytest.raises(DataError, match=r"y\.npy was changed after it was cached"):
+        _load()
+
+
+def test_values_rewritten_at_lower_precision_are_caught(toy_cache):
+    X = np.load(toy_cache / "X.npy")
+    np.save(toy_cache / "X.npy", (X + 1e-3).astype(np.float32).astype(np.float64))  # same size, shape, dtype
+    with pytest.raises(DataError, match=r"X\.npy was changed after it was cached"):
+        _load()
+    np.save(toy_cache / "X.npy", X.astype(np.float32))
+    with pytest.raises(DataError, match=r"X\.npy was changed after it was cached: its (size|dtype)"):
+        _load()
+
+
+def test_a_link_leaving_the_cache_is_refused(toy_cache, tmp_path):
+    outside = tmp_path / "elsewhere.npy"
+    os.replace(toy_cache / "X.npy", outside)
+    (toy_cache / "X.npy").symlink_to(outside)
+    with pytest.raises(DataError, match=r"X\.npy is a link leading out of the cache"):
+        _load()
+
+
+def test_a_large_file_edited_in_one_place_is_caught_by_the_full_check(toy_cache, monkeypatch):
+    """The sample checked at every read cannot see an edit between its blocks; --verify and
+    LSOKL_VERIFY_CACHE=1 check the full sha256 recorded at write."""
+    from lsokl.data import cache
+
+    X = np.zeros((40_000, 8))  # 2.5 MB: sampled, not hashed whole, at read
+    folder = cache.begin_split("big", "train")
+    cache.commit_split("big", "train", folder, np.ones(40_000), None, {"storage": "dense", **cache.write_x(folder, X)})
+    path = cache.split_dir("big", "train") / "X.npy"
+    with open(path, "r+b") as fh:  # one byte in the middle of the first gap between sampled blocks
+        fh.seek(cache.SAMPLE_BLOCK + (path.stat().st_size - cache.SAMPLE_BLOCK) // (2 * (cache.SAMPLE_BLOCKS - 1)))
+        fh.write(b"\x01")
+    cache.read_split("big", "train")  # the cheap check does not see it
+    with pytest.raises(DataError, match="sha256"):
+        cache.read_split("big", "train", verify=True)
+    monkeypatch.setenv("LSOKL_VERIFY_CACHE", "1")
+    with pytest.raises(DataError, match="sha256"):
+        cache.read_split("big", "train")
+
+
+def test_fetch_verify_reports_an_edited_cache_in_one_line(toy_cache):
+    res = CliRunner().invoke(app, ["fetch", "toy", "--verify", "-q"])
+    assert res.exit_code == 0 and "verified toy train" in _out(res), res.output
+    y = np.load(toy_cache / "y.npy")
+    np.save(toy_cache / "y.npy", -y)
+    res = CliRunner().invoke(app, ["fetch", "toy", "--verify", "-q"])
+    assert res.exit_code == 1 and "y.npy was changed after it was cached" in _out(res), res.output
+    assert "Traceback" not in res.output
+
+
+def test_a_cache_of_the_older_format_is_rebuilt(toy_cache):
+    import json
+
+    from lsokl.data import cache
+
+    meta = json.loads((toy_cache / cache.META).read_text())
+    del meta["cache_format"], meta["arrays"]
+    (toy_cache / cache.META).write_text(json.dumps(meta))
+    with pytest.raises(DataError, match="older lsokl"):
+        cache.read_split("toy", "train")
+    assert _load().y.tolist() == [1, -1, 1, -1]  # load sees it incomplete and fetches again
+    assert json.loads((toy_cache / cache.META).read_text())["cache_format"] == cache.FORMAT
