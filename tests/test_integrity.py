@@ -171,3 +171,45 @@ def test_a_cache_of_the_older_format_is_rebuilt(toy_cache):
         cache.read_split("toy", "train")
     assert _load().y.tolist() == [1, -1, 1, -1]  # load sees it incomplete and fetches again
     assert json.loads((toy_cache / cache.META).read_text())["cache_format"] == cache.FORMAT
+
+
+# ----------------------------------------------------------------------------- one-line errors
+def test_a_deeply_nested_config_is_one_line(tmp_path):
+    cfg = tmp_path / "deep.yaml"
+    cfg.write_text("datasets: [checkerboard]\nalgorithms: [perceptron]\ndefaults: " + "[" * 10_000 + "]" * 10_000 + "\n")
+    with pytest.raises(ConfigError, match=r"deep\.yaml: nested more than 100 levels deep at line 3") as err:
+        load_config(cfg)
+    assert "\n" not in str(err.value)
+    res = CliRunner().invoke(app, ["run", str(cfg), "-q"])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) <= 3, res.output[-2000:]
+
+
+TINY = "name: tiny\nseed: 0\npermutations: 1\nbudgets: 10\n" \
+       "datasets:\n  breast_cancer: {max_samples: 40, defaults: {sigma: 100}}\nalgorithms:\n  perceptron: {}\n"
+
+
+def test_a_record_path_that_is_a_folder_is_one_line_in_run_and_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny.yaml").write_text(TINY)
+    assert CliRunner().invoke(app, ["run", "tiny.yaml", "-j", "1", "-q"]).exit_code == 0
+    records = tmp_path / "runs" / "tiny" / "records"
+    (record,) = records.glob("*.json")
+    record.unlink()
+    record.mkdir()
+    for args in (["run", "tiny.yaml", "-j", "1", "-q"], ["report", "runs/tiny", "--no-plots"]):
+        res = CliRunner().invoke(app, args)
+        out = _out(res)
+        assert res.exit_code != 0 and "is a folder, not a record file" in out, res.output[-3000:]
+        assert "Traceback" not in res.output and len(res.output.strip().splitlines()) <= 4, res.output[-3000:]
+    assert record.is_dir()  # nothing of the user's removed
+
+
+def test_records_are_readable_by_others(tmp_path):
+    from lsokl.results.store import atomic_write_json
+
+    old = os.umask(0o022)
+    try:
+        path = atomic_write_json(tmp_path / "r.json", {"a": 1})
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
