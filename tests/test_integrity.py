@@ -213,3 +213,57 @@ def test_records_are_readable_by_others(tmp_path):
     finally:
         os.umask(old)
     assert path.stat().st_mode & 0o777 == 0o644
+
+
+# ----------------------------------------------------------------------------- Python API
+def _approximations():
+    from lsokl.learners import registry
+
+    return sorted(registry.APPROXIMATIONS)
+
+
+@pytest.mark.parametrize("name", _approximations())
+def test_an_approximation_used_before_fit_raises_not_fitted(name):
+    from sklearn.exceptions import NotFittedError
+
+    from lsokl.learners import registry
+
+    approx = registry.get(name, "binary")()
+    for call in (lambda: approx.matvec(np.ones(4)), lambda: approx.solve(0.1, np.ones(4)),
+                 lambda: approx.rows([0]), lambda: approx.cross_matvec(np.ones((2, 3)), np.ones(4))):
+        with pytest.raises(NotFittedError):
+            call()
+
+
+def test_bka_svm_fitted_on_one_class_says_so_in_a_value_error():
+    from lsokl.learners import registry
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    model = registry.create("bka-svm", "binary", clusters=2).fit(X, np.ones(20))
+    assert model.predict(X[:3]).tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="fitted on one class"):
+        model.decision_function(X[:3])
+
+
+@pytest.mark.parametrize("name,param", [("bogd", "budget"), ("bpegasos", "budget"), ("projectron", "budget"),
+                                        ("fogd", "n_fourier"), ("rks", "rank"), ("nystrom", "rank"),
+                                        ("meka", "rank")])
+def test_a_size_of_ten_to_the_twelve_is_refused_before_allocation(name, param):
+    from lsokl.compute.memory import TooLargeError
+    from lsokl.learners import registry
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = registry.create(name, "binary", **{param: 10**12})
+    with pytest.raises(TooLargeError, match=r"need about [\d.,e+]+ TiB of memory \(largest: ") as err:
+        model.fit(X) if name in _approximations() else model.fit(X, y)
+    assert isinstance(err.value, ValueError) and isinstance(err.value, MemoryError)
+    assert "\n" not in str(err.value)
+
+
+def test_the_size_guard_compares_with_the_memory_given():
+    from lsokl.compute.memory import TooLargeError, refuse_if_too_big
+
+    refuse_if_too_big("X", {"a": 600.0, "b": 400.0}, available=1000)
+    with pytest.raises(TooLargeError, match=r"X: .*largest: a"):
+        refuse_if_too_big("X", {"a": 600.0, "b": 401.0}, available=1000)

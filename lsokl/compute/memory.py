@@ -43,3 +43,65 @@ def default_learner_estimate(learner, n_samples: int, n_features: int, n_outputs
     # a batch learner without its own estimate: assume it copies the training data once
     parts[f"a copy of the training data (n x d = {n_samples:,} x {n_features:,})"] = F64 * n_samples * d
     return parts
+
+
+# --- the Python API's guard: refuse an allocation the machine cannot hold, before making it ----------------------
+
+class TooLargeError(MemoryError, ValueError):
+    """A fit whose arrays, estimated from its parameters, exceed the memory available: refused before any
+    allocation, with the estimate (a ValueError for scikit-learn users, a MemoryError for the rest)."""
+
+
+def _available_bytes() -> int | None:
+    """Memory available to this process now (psutil where installed, else Linux MemAvailable), or None. (The
+    runner's resource guard has its own reading; this one is here so that compute imports nothing above it.)"""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - not installed or unsupported platform
+        pass
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _gib(n: float) -> str:
+    if n >= 2**40:
+        return f"{n / 2**40:,.3g} TiB"
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
+
+
+def refuse_if_too_big(owner, parts: dict, available: float | None = None) -> None:
+    """Raise :class:`TooLargeError` (one line: the total, the largest part, the memory available) when the
+    named parts (bytes) add up to more than ``available`` (default: the memory available now). Called by
+    the learners and approximations before they allocate, with their own ``memory_estimate`` (or
+    :func:`default_learner_estimate`)."""
+    parts = {k: float(v) for k, v in parts.items() if v}
+    if not parts:
+        return
+    available = _available_bytes() if available is None else available
+    total = sum(parts.values())
+    if available is None or total <= available:
+        return
+    name = owner if isinstance(owner, str) else type(owner).__name__
+    biggest = max(parts, key=parts.get)
+    raise TooLargeError(f"{name}: these parameters need about {_gib(total)} of memory (largest: {biggest}, "
+                        f"{_gib(parts[biggest])}), more than the {_gib(available)} available; lower the "
+                        "parameter that sets that size (budget, rank, n_components, ...)")
+
+
+def estimate_of(learner, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+    """The learner's own ``memory_estimate`` or :func:`default_learner_estimate`; {} when the estimate itself
+    fails (a parameter the learner's checks then report)."""
+    try:
+        own = getattr(learner, "memory_estimate", None)
+        return dict(own(n_samples, n_features, n_outputs) if callable(own)
+                    else default_learner_estimate(learner, n_samples, n_features, n_outputs))
+    except Exception:  # noqa: BLE001 - estimates read parameters only; the learner validates them itself
+        return {}
