@@ -215,6 +215,42 @@ def test_records_are_readable_by_others(tmp_path):
     assert path.stat().st_mode & 0o777 == 0o644
 
 
+# ----------------------------------------------------------------------------- epochs
+@pytest.mark.parametrize("name", ["perceptron", "bogd", "nogd", "projectron", "rbp", "bpegasos"])
+def test_epochs_made_one_at_a_time_play_the_same_stream(name):
+    """run() over an EpochOrder is the run over every epoch's order concatenated (t counts on). The pass is
+    played in pieces cut at the checkpoints and, here, at each epoch's end; with checkpoints that fall on the
+    epochs' ends (every 10 steps of 30-row epochs) the pieces are the same and so is every bit."""
+    from lsokl.compute.epochs import EpochOrder
+    from lsokl.learners import registry
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=30) > 0, 1.0, -1.0)
+    orders = [rng.permutation(30) for _ in range(3)]
+    params = {k: v for k, v in {"sigma": 1.0, "budget": 8, "random_state": 0}.items()
+              if k in registry.get(name, "binary")._get_param_names()}
+    whole = registry.create(name, "binary", **params)
+    a = whole.run(X, y, np.concatenate(orders), n_checkpoints=9)
+    lazy = registry.create(name, "binary", **params)
+    made = []
+    b = lazy.run(X, y, EpochOrder(lambda e: made.append(e) or orders[e], 30, 3), n_checkpoints=9)
+    assert made == [0, 1, 2]  # each epoch's order made once, in turn
+    assert (a.mistakes, a.n_samples, a.support_size) == (b.mistakes, b.n_samples, b.support_size)
+    assert a.checkpoints.tolist() == b.checkpoints.tolist() and a.ckpt_mistakes.tolist() == b.ckpt_mistakes.tolist()
+    np.testing.assert_array_equal(whole.decision_function(X), lazy.decision_function(X))
+
+
+def test_the_holdout_estimate_of_an_online_learner_does_not_grow_with_epochs():
+    from lsokl.runner.protocols.holdout import memory_estimate
+
+    one = memory_estimate({"epochs": 1, "learner": "perceptron", "task": "binary"}, 1000, 5, 1)
+    many = memory_estimate({"epochs": 10**6, "learner": "perceptron", "task": "binary"}, 1000, 5, 1)
+    assert sum(many.values()) == sum(one.values()) < 10**6
+    whole = memory_estimate({"epochs": 10**6, "learner": "dsg", "task": "binary"}, 1000, 5, 1)
+    assert sum(whole.values()) > 8 * 10**9  # the mini-batch pass reads every epoch's order at once
+
+
 # ----------------------------------------------------------------------------- Python API
 def _approximations():
     from lsokl.learners import registry
