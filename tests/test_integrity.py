@@ -303,3 +303,29 @@ def test_the_size_guard_compares_with_the_memory_given():
     refuse_if_too_big("X", {"a": 600.0, "b": 400.0}, available=1000)
     with pytest.raises(TooLargeError, match=r"X: .*largest: a"):
         refuse_if_too_big("X", {"a": 600.0, "b": 401.0}, available=1000)
+
+
+# ----------------------------------------------------------------------------- DSG precision contract
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+def test_dsg_sparse_and_dense_input_agree_within_the_documented_precision(task):
+    import scipy.sparse as sp
+
+    from lsokl.learners import registry
+    from lsokl.learners.stochastic import dsg
+
+    assert "**Sparse and dense input**" in dsg.__doc__ and "the contract tested is 1e-4" in dsg.__doc__
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 20))
+    X[rng.random(X.shape) < 0.7] = 0
+    y = {"binary": np.where(X[:, 0] + X[:, 1] > 0, 1, -1), "regression": X[:, 0] + 0.5 * X[:, 1],
+         "multiclass": (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)}[task]
+    for dtype, bound in (("float32", 1e-4), ("float64", 1e-12)):
+        dense = registry.create("dsg", task, dtype=dtype, random_state=0, sigma=2.0).fit(X, y)
+        csr = registry.create("dsg", task, dtype=dtype, random_state=0, sigma=2.0).fit(sp.csr_matrix(X), y)
+        score = "predict" if task == "regression" else "decision_function"
+        a, b = getattr(dense, score)(X), getattr(csr, score)(sp.csr_matrix(X))
+        assert np.max(np.abs(a - b)) <= bound * np.max(np.abs(a)), dtype
+        if task != "regression":
+            margin = np.abs(a) if a.ndim == 1 else np.abs(np.diff(np.sort(a, axis=1)[:, -2:], axis=1))[:, 0]
+            clear = margin > 2 * bound * np.max(np.abs(a))  # rows not within the bound of a tie
+            assert np.array_equal(dense.predict(X)[clear], csr.predict(X)[clear])
