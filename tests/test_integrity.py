@@ -283,7 +283,7 @@ def test_bka_svm_fitted_on_one_class_says_so_in_a_value_error():
 
 @pytest.mark.parametrize("name,param", [("bogd", "budget"), ("bpegasos", "budget"), ("projectron", "budget"),
                                         ("fogd", "n_fourier"), ("rks", "rank"), ("nystrom", "rank"),
-                                        ("meka", "rank")])
+                                        ("meka", "rank"), ("rpegasos", "n_components")])
 def test_a_size_of_ten_to_the_twelve_is_refused_before_allocation(name, param):
     from lsokl.compute.memory import TooLargeError
     from lsokl.learners import registry
