@@ -41,7 +41,7 @@ import yaml
 from .errors import ConfigError, UnknownNameError, closest
 from .protocol_options import (CHECK_LEARNER, CHECK_OPTIONS, DATASET_OPTIONS, DEFAULT, OPTIONS, PROTOCOL_NAMES,
                                SELECT_KEY, SELECT_OPTIONS, _join, describe_rule, has_test_split, parse_select)
-from .yamlio import AliasBombError, DuplicateKeyError, UniqueKeyLoader, read_text
+from .yamlio import AliasBombError, DuplicateKeyError, TooDeepError, UniqueKeyLoader, read_text
 
 TASKS = ("binary", "multiclass", "regression")
 SCALES = ("none", "minmax", "minmax_pm1", "standard", "zscore")
@@ -458,7 +458,7 @@ def load_config(path: str | Path, *, max_cells: int | None = None) -> Experiment
         raise ConfigError(f"{path}: no such config file")
     try:
         raw = yaml.load(read_text(path), Loader=_Loader)
-    except (DuplicateKeyError, AliasBombError) as exc:
+    except (DuplicateKeyError, AliasBombError, TooDeepError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
@@ -513,6 +513,18 @@ def parse_config(raw: Any, source: str = "<config>", *, max_cells: int | None = 
                       search=search)
 
 
+def check_run_name(v: _Validator, name: str) -> None:
+    """The config's ``name`` is the folder ``runs/<name>`` its results go to: one plain folder name,
+    so that nothing is written outside ``runs/`` (no ``..``, no absolute path, no separator)."""
+    bad = ("is empty" if not name.strip() else
+           "is a relative folder ('.' or '..')" if name in (".", "..") else
+           "holds a path separator" if ("/" in name or "\\" in name) else
+           "holds a NUL character" if "\0" in name else None)
+    if bad:
+        v.fail("name", f"{name!r} {bad}; it names the folder runs/<name>, so give one plain folder name "
+                       "(letters, digits, '-', '_', '.')")
+
+
 @dataclass
 class _TopSettings:
     """The top-level keys every dataset and algorithm inherits unless it overrides them."""
@@ -537,6 +549,7 @@ def _top_settings(v: _Validator, top: dict, source: str) -> _TopSettings:
     name = top.get("name", Path(source).stem)
     if not isinstance(name, str):
         v.expected("name", "a string", name)
+    check_run_name(v, name)
     task = v.choice("task", top.get("task", "binary"), TASKS)
     seed = v.int_("seed", top.get("seed", 0))
     perms = v.int_("permutations", top.get("permutations", 20), low=1)

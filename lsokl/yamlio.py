@@ -11,6 +11,10 @@ option for this, so :class:`UniqueKeyLoader` counts the document's size as if ev
 the composed node graph (linear in the file), and raises :class:`AliasBombError` above
 :data:`MAX_EXPANDED_NODES` nodes or :data:`MAX_EXPANDED_CHARS` characters of scalars, before constructing
 anything. A recursive alias (a node that contains itself) is refused the same way.
+
+PyYAML composes nested collections recursively, so a 10,000-deep ``[[[[...`` ends in a RecursionError
+thousands of lines long; :class:`UniqueKeyLoader` counts the depth while composing and raises
+:class:`TooDeepError` (one line, with the line number) past :data:`MAX_DEPTH` levels.
 """
 from __future__ import annotations
 
@@ -35,6 +39,16 @@ class AliasBombError(yaml.YAMLError):
         self.line = line
         super().__init__(f"the anchors and aliases (&name / *name) near line {line} would expand to {what}; "
                          "write the values out, or use fewer nested aliases")
+
+
+#: nesting levels a document may have (the shipped configs use at most 5)
+MAX_DEPTH = 100
+
+
+class TooDeepError(yaml.YAMLError):
+    def __init__(self, line: int):
+        self.line = line
+        super().__init__(f"nested more than {MAX_DEPTH} levels deep at line {line}; a config needs a few levels")
 
 
 def expanded_size(root) -> tuple[int, int]:
@@ -80,6 +94,17 @@ def expanded_size(root) -> tuple[int, int]:
 
 class UniqueKeyLoader(yaml.SafeLoader):
     """SafeLoader whose mappings may not repeat a key and whose aliases may not expand past the limits."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise TooDeepError(self.peek_event().start_mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def compose_document(self):
         node = super().compose_document()

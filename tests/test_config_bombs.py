@@ -210,14 +210,16 @@ def _run_refused(tmp_path, text, limit):
     return [r for r in summary.failures if r["error"]["type"] == "MemoryEstimateError"]
 
 
-def test_a_million_epochs_are_refused_with_the_estimate(tmp_path):
+def test_a_million_epochs_of_a_mini_batch_learner_are_refused_with_the_estimate(tmp_path):
+    """A mini-batch learner's pass reads every epoch's order at once: that is counted (an online learner's
+    epochs are made one at a time: tests/test_integrity.py)."""
     refused = _run_refused(tmp_path, """
         name: ep
         protocol: holdout
         permutations: 1
         epochs: 1000000
         datasets: {checkerboard: {max_samples: 100, test_fraction: 0.2}}
-        algorithms: {perceptron: {}}
+        algorithms: {dsg: {}}
         """, 50 * 2**20)
     assert len(refused) == 1
     assert "training order (1,000,000 epochs x 100 rows" in refused[0]["error"]["message"]
@@ -262,10 +264,10 @@ def test_the_dry_run_estimate_sees_the_epochs(tmp_path):
         permutations: 1
         epochs: 1000000
         datasets: {german: {test_fraction: 0.2}}
-        algorithms: {perceptron: {}}
+        algorithms: {dsg: {}, perceptron: {}}
         """))
     refused, summary = dry_run_estimates(exp, exp.cells, limit=2**30)
-    assert len(refused) == 1 and "training order" in refused[0]
+    assert len(refused) == 1 and "training order" in refused[0] and "dsg" in refused[0]
 
 
 def test_lsokl_run_refuses_the_alias_bomb_in_one_line(tmp_path):

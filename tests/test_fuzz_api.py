@@ -2,7 +2,9 @@
 malformed and duplicate CSR, NaN/inf, empty, one-sample, one-class and wrong-width inputs, in
 subprocesses (one per family, many cases each), asserting no crash (no death by a signal) and no
 silent non-finite output (a NaN or inf result must come with a NonFiniteWarning, or the call must
-raise an exception).
+raise an exception). A refusal is an exception a user can act on: never an AttributeError,
+NotImplementedError or numpy's raw MemoryError; an approximation used before ``fit`` raises
+NotFittedError, and a size parameter of 10^12 (budget, rank, ...) is refused before allocation.
 
 The subprocess prints one JSON line with what it found; a segfault shows as a negative return
 code naming the signal, and the family, learner and case it was playing are on its stderr."""
@@ -23,6 +25,8 @@ SCRIPT = textwrap.dedent(r'''
     import numpy as np, scipy.sparse as sp
     from lsokl.learners import registry
     from lsokl.compute.validation import NonFiniteWarning
+    from lsokl.compute.memory import TooLargeError
+    from sklearn.exceptions import NotFittedError
 
     family = sys.argv[1]
     rng = np.random.default_rng(0)
@@ -81,7 +85,22 @@ SCRIPT = textwrap.dedent(r'''
              "dtype": "float64", "clusters": 2, "n_frequencies": 8, "gamma": 0.5, "rank": 8}
         return {k: v for k, v in p.items() if k in cls._get_param_names()}
 
-    silent, played = [], 0
+    SIZES = ("budget", "rank", "n_components", "n_fourier", "n_frequencies")
+
+    def odd(exc, what):
+        """An exception no user can act on: the API's bug, not a refusal."""
+        if isinstance(exc, (AttributeError, NotImplementedError)) or \
+                (isinstance(exc, MemoryError) and not isinstance(exc, TooLargeError)):
+            unexpected.append(f"{what}: {type(exc).__name__}: {str(exc)[:120]}")
+
+    def attempt(call, what):
+        try:
+            return call()
+        except Exception as exc:
+            odd(exc, what)
+            return None
+
+    silent, unexpected, played = [], [], 0
     if family == "approx":
         targets = [("binary", n) for n in sorted(registry.APPROXIMATIONS)]
     else:
@@ -89,6 +108,31 @@ SCRIPT = textwrap.dedent(r'''
         targets = [(t, n) for (t, n), path in sorted(registry.LEARNERS.items()) if mods[family] in path]
     for task, name in targets:
         cls = registry.get(name, task)
+        X0, y0, _ = cases(task)["dense"]
+        if family == "approx":  # before fit: scikit-learn's NotFittedError
+            played += 1
+            for op, call in (("matvec", lambda m: m.matvec(np.ones(4))), ("solve", lambda m: m.solve(0.1, np.ones(4))),
+                             ("rows", lambda m: m.rows([0]))):
+                try:
+                    call(cls(**params(cls)))
+                    unexpected.append(f"approx:{name}:before-fit:{op}: no error")
+                except NotFittedError:
+                    pass
+                except Exception as exc:
+                    unexpected.append(f"approx:{name}:before-fit:{op}: {type(exc).__name__}")
+        sizes = [k for k in SIZES if k in cls._get_param_names()]
+        if sizes:  # 10^12: refused before allocation (a ValueError naming the size), never a raw MemoryError
+            played += 1
+            what = f"{family}:{task}:{name}:huge-size"
+            print(what, file=sys.stderr, flush=True)
+            p = {**params(cls), **{k: 10 ** 12 for k in sizes}}
+            try:
+                model = cls(**p)
+                model.fit(X0) if family == "approx" else model.fit(X0, y0)
+            except (ValueError, TypeError):
+                pass
+            except Exception as exc:
+                odd(exc, what)
         for case, (X, y, Xt) in cases(task).items():
             what = f"{family}:{task}:{name}:{case}"
             print(what, file=sys.stderr, flush=True)
@@ -100,11 +144,13 @@ SCRIPT = textwrap.dedent(r'''
                     checked(lambda: model.cross_matvec(Xt, np.ones(model.n_samples_)), what + ":cross_matvec")
                     continue
                 model = cls(**params(cls)).fit(X, y)
-                if task != "regression":
-                    checked(lambda: model.decision_function(Xt), what + ":decision_function")
-                checked(lambda: model.predict(Xt), what + ":predict")
-            except Exception:
-                pass
+            except Exception as exc:
+                odd(exc, what + ":fit")
+                continue
+            if task != "regression":
+                attempt(lambda: checked(lambda: model.decision_function(Xt), what + ":decision_function"),
+                        what + ":decision_function")
+            attempt(lambda: checked(lambda: model.predict(Xt), what + ":predict"), what + ":predict")
             if hasattr(cls, "run") and family in ("online", "pegasos"):
                 try:
                     yy = np.asarray(y, dtype=float)
@@ -115,7 +161,7 @@ SCRIPT = textwrap.dedent(r'''
                         pass  # checked() saw sq_loss through the warning path
                 except Exception:
                     pass
-    print(json.dumps({"silent": silent, "played": played}))
+    print(json.dumps({"silent": silent, "unexpected": unexpected, "played": played}))
 ''')
 
 
@@ -130,3 +176,4 @@ def test_fuzz_no_crash_no_silent_non_finite(family, tmp_path):
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found["played"] > 0
     assert not found["silent"], f"silent non-finite outputs: {found['silent']}"
+    assert not found["unexpected"], f"errors no user can act on: {found['unexpected']}"

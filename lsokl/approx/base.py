@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..compute.memory import estimate_of, refuse_if_too_big
 from ..compute.params import KernelWidth, Num, Seed
 from ..compute.validation import check_row_norms, check_sparse, max_row_sqnorm, warn_if_not_finite
 from ..compute.xp import asarray, device, is_numpy, namespace, take_rows, to_numpy
@@ -105,6 +106,8 @@ class KernelApproximation(BaseEstimator):
         """Run ``fit(X, rng)`` (the draws from ``random_state``, else ``seed``) with the fitted
         sizes set and its total wall and CPU time in ``timings_`` / ``cpu_timings_``."""
         rng = np.random.default_rng(self.random_state if self.random_state is not None else seed)
+        # a rank of 10^12 is one line with its estimate, not numpy's MemoryError from inside the fit
+        refuse_if_too_big(self, estimate_of(self, int(X.shape[0]), int(X.shape[1])))
         self.n_samples_, self.n_features_ = int(X.shape[0]), int(X.shape[1])
         self.timings_, self.cpu_timings_ = {}, {}
         t0, c0 = time.perf_counter(), time.process_time()
@@ -141,14 +144,22 @@ class KernelApproximation(BaseEstimator):
     def _l_dot(self, U):
         return U if self.L_ is None else self.L_ @ U
 
+    def _check_fitted(self) -> None:
+        """scikit-learn's NotFittedError (not an AttributeError) for an operation before :meth:`fit`."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "n_samples_")
+
     def matvec(self, v) -> np.ndarray:
         """G~ v."""
+        self._check_fitted()
         v = self._vector(v)
         self._check_length(v, "v")
         return self._checked(self._w_dot(self._l_dot(self._wt_dot(v))), "values")
 
     def solve(self, lam: float, y) -> np.ndarray:
         """alpha = (G~ + lam I)^-1 y by the push-through identity (a K x K system)."""
+        self._check_fitted()
         lam = check_positive("lambda", lam)
         y = self._vector(y)
         self._check_length(y, "y")
@@ -168,6 +179,7 @@ class KernelApproximation(BaseEstimator):
 
     def rows(self, idx) -> np.ndarray:
         """The approximate kernel rows G~[idx, :], shape (len(idx), n)."""
+        self._check_fitted()
         idx = np.asarray(idx, dtype=np.int64)
         if idx.ndim != 1 or (idx.size and (idx.min() < -self.n_samples_ or idx.max() >= self.n_samples_)):
             raise ValueError(f"idx must be 1-d row indices in [0, {self.n_samples_})")
@@ -183,6 +195,7 @@ class KernelApproximation(BaseEstimator):
 
     def cross_matvec(self, X_new, alpha) -> np.ndarray:
         """cross(X_new) @ alpha without the m x n matrix: W_new (L (W' alpha))."""
+        self._check_fitted()
         alpha = self._vector(alpha)
         self._check_length(alpha, "alpha")
         X_new = self._check_new(X_new)
@@ -240,6 +253,7 @@ class KernelApproximation(BaseEstimator):
 
     def to_dense(self) -> np.ndarray:
         """The whole n x n G~ (tests and small n only)."""
+        self._check_fitted()
         return self.rows(np.arange(self.n_samples_))
 
     def _check_length(self, v, name: str) -> None:

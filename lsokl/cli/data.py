@@ -37,6 +37,10 @@ def fetch(
     pin: bool = typer.Option(
         False, "--pin", help="Write the sha256 of files the registry has no hash for (sha256: null) into the user "
                              "registry $LSOKL_REGISTRY, so later fetches verify them (comments and layout are kept)."),
+    verify: bool = typer.Option(
+        False, "--verify", help="Check every cached array's full sha256 against the one recorded when it was cached "
+                                "(every read checks sizes, dtypes and a sample of the bytes; "
+                                "LSOKL_VERIFY_CACHE=1 makes every read check the sha256 too)."),
 ) -> None:
     """Download, verify (sha256), parse and cache datasets as memory-mapped .npy arrays.
 
@@ -79,6 +83,10 @@ def fetch(
                                timeout=timeout, progress=not quiet)
             for line in res.warnings:
                 err_console.print(f"[yellow]warning:[/yellow] {line}", highlight=False)
+            if verify:
+                for s in (*res.fetched, *res.cached):
+                    _verify_cached(spec.name, s)
+                    console.print(f"verified {spec.name} {s}: every array's sha256 is the one recorded", highlight=False)
             if pin:
                 where, pinned = pin_hashes(spec.name)
                 for p in pinned:
@@ -98,6 +106,17 @@ def fetch(
             console.print(f"  [yellow]note[/yellow] {s} split not available: {why}", highlight=False)
     if failures:
         raise typer.Exit(1)
+
+
+def _verify_cached(name: str, split: str) -> None:
+    """The full check of a cached split (sizes, dtypes, sample and full sha256); DataError names what differs."""
+    from ..data import cache
+    from ..errors import DataError
+
+    meta = cache.read_meta(name, split)
+    if meta is None:
+        raise DataError(f"split {split!r} is not cached")
+    cache.verify_split(name, split, meta, full=True)
 
 
 _SOURCE_LABELS = {

@@ -56,6 +56,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from ..compute.epochs import EpochOrder
 from ..compute.params import KernelWidth, OneOf, Seed, check_width_for_data, resolve_sigma
 from ..compute.randomness import NumpySource, RandomSource
 from ..compute.stream import Stream
@@ -221,9 +222,20 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
 
         ``y`` must already follow the task's convention (+-1, 0..m-1 or float), as
         :func:`lsokl.data.load` returns it. Drawing random features is not timed; every per-step
-        operation is.
+        operation is. ``order`` may be an :class:`~lsokl.compute.epochs.EpochOrder` (several passes,
+        ``t`` counting on across them): each epoch's order is made when it is reached, so memory does
+        not grow with the number of epochs. The pass is played in pieces, cut at the checkpoints (and
+        then at each epoch's end too); a learner that renormalises or draws its random positions per
+        piece (BPegasos, BOGD) can differ in rounding or draws from the same pass cut elsewhere.
         """
-        stream, y, order = self._run_inputs(X, y, order)
+        epochs = order if isinstance(order, EpochOrder) else None
+        stream, y, order = self._run_inputs(X, y, epochs.epoch(0) if epochs is not None else order)
+        if epochs is not None:
+            if epochs.n != stream.n_samples:
+                raise ValueError(f"the epochs' order has {epochs.n} rows per epoch; X has {stream.n_samples}")
+            first, given = order, epochs.order_of
+            epochs = EpochOrder(lambda e: first if e == 0 else check_order(given(e), stream.n_samples),
+                                epochs.n, epochs.epochs)
         self._prepare_run(X, y, order)
         if self.task == "multiclass":
             self.n_classes_ = int(y.max()) + 1 if y.size else 1
@@ -231,18 +243,35 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         elif self.task == "binary":
             self.classes_ = np.array([-1, 1])
         y = y.astype(np.int64 if self.task == "multiclass" else np.float64)
-        self._reset(stream.n_features, len(order), random_source)
+        # the steps the run will take (every epoch): a default that depends on the stream's length
+        # (BOGD's lambda = 1/n^2) sees it, while the buffers are sized for one epoch and grow as needed
+        self._planned_steps = len(order) if epochs is None else len(epochs)
+        try:
+            self._reset(stream.n_features, len(order), random_source)
+        finally:
+            self.__dict__.pop("_planned_steps", None)
 
-        return self._pass(stream, y, order, n_checkpoints or CHECKPOINTS_PER_PASS[self.task])
+        return self._pass(stream, y, order if epochs is None else epochs,
+                          n_checkpoints or CHECKPOINTS_PER_PASS[self.task])
 
-    def _pass(self, stream: Stream, y: np.ndarray, order: np.ndarray, per_pass: int) -> Trace:
-        """Play ``order`` (from the current state) with the authors' checkpoints; the trace."""
-        ckpts = checkpoint_steps(len(order), per_pass)
-        bounds = np.unique(np.concatenate([[0], ckpts, [len(order)]]))
+    def _pass(self, stream: Stream, y: np.ndarray, order, per_pass: int) -> Trace:
+        """Play ``order`` (from the current state) with the authors' checkpoints; the trace. ``order``:
+        an array of row indices, or an :class:`EpochOrder` played epoch by epoch."""
+        total = len(order)
+        ckpts = checkpoint_steps(total, per_pass)
+        if isinstance(order, EpochOrder):
+            pieces = order.segments(ckpts)
+        else:
+            bounds = np.unique(np.concatenate([[0], ckpts, [total]]))
+            pieces = ((int(a), int(b), None) for a, b in zip(bounds[:-1], bounds[1:]))
         rec = {k: [] for k in ("mistakes", "support", "time", "loss")}
         start = time.perf_counter()
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            self._play(stream, y, order, int(a), int(b))
+        for a, b, rows in pieces:
+            if rows is None:
+                self._play(stream, y, order, a, b)
+            elif b > a:  # a piece of one epoch: its rows, from the state the earlier pieces left
+                self._ensure_capacity(b - a)
+                self._play(stream, y, np.ascontiguousarray(rows, dtype=np.int64), 0, b - a)
             if b in ckpts:
                 rec["time"].append(time.perf_counter() - start)
                 rec["mistakes"].append(int(self.counts_[COUNT_MISTAKES]))
@@ -252,10 +281,10 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         if self.task == "regression":
             warn_if_not_finite(self.sq_loss_, type(self).__name__, "squared losses of the pass")
         return Trace(
-            algorithm=self.name, task=self.task, n_samples=len(order),
+            algorithm=self.name, task=self.task, n_samples=total,
             mistakes=int(self.counts_[COUNT_MISTAKES]), support_size=int(self.support_size_),
             elapsed=elapsed,
-            squared_loss=float(self.sq_loss_[0]) / max(len(order), 1) if self.task == "regression" else float("nan"),
+            squared_loss=float(self.sq_loss_[0]) / max(total, 1) if self.task == "regression" else float("nan"),
             checkpoints=ckpts, ckpt_mistakes=np.array(rec["mistakes"], np.int64),
             ckpt_support=np.array(rec["support"], np.int64), ckpt_time=np.array(rec["time"]),
             ckpt_squared_loss=np.array(rec["loss"]) if self.task == "regression" else np.empty(0),

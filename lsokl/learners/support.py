@@ -13,6 +13,7 @@ import numpy as np
 
 from .base import OnlineLearner
 from ..compute.kernels import gaussian_gram
+from ..compute.memory import refuse_if_too_big
 from ..compute.stream import Stream, float64_rows
 
 
@@ -27,6 +28,10 @@ class SupportVectorLearner(OnlineLearner):
 
     def _allocate_support(self, n_features: int, n_steps: int) -> None:
         cap = self._capacity_for(n_steps)
+        width = int(np.prod(self._alpha_shape(1)))
+        # a budget of 10^12 is one line with its size, not numpy's MemoryError from inside np.zeros
+        refuse_if_too_big(self, {f"support vectors (slots x d = {cap:,} x {n_features:,})":
+                                 8.0 * cap * (n_features + width + 3)})
         self.sv_ = np.zeros((cap, n_features), dtype=np.float64, order="F")
         self.sv_sqn_ = np.zeros(cap, dtype=np.float64)
         self.order_ = np.zeros(cap, dtype=np.int64)

@@ -231,6 +231,9 @@ def reproduce(items: list[Item], root: Path, *, command: Callable[[list], int], 
     for item in items:
         if not item.runnable:
             raise LsoklError(f"{item.id} is {item.status}: {item.reason}")
+    from .scoreboard import check_root
+
+    check_root(root)  # before any work: nothing of the user's under a wrong --root is overwritten
     opts = {"jobs": jobs, "datasets": tuple(datasets), "algorithms": tuple(algorithms), "retry_failed": retry_failed}
     # a partial run (-d/-a) is not the committed reproduction: it goes to runs/partial/<folder>, git-ignored
     partial = bool(datasets or algorithms)
@@ -254,7 +257,7 @@ def reproduce(items: list[Item], root: Path, *, command: Callable[[list], int], 
 
         for done_path in verdicts.write(items, root):
             echo(f"wrote {done_path.relative_to(root)}")
-        path = write(root)
+        path = write(root, checked=True)
         echo(f"wrote {path.name}")
     return rows
 

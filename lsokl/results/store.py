@@ -50,6 +50,11 @@ def check_results_dir(path: str | Path, *, what: str = "--results") -> Path:
     return given
 
 
+def _not_a_record(path: Path) -> ResultsDirError:
+    return ResultsDirError(f"{path} is a folder, not a record file; move it out of {path.parent} "
+                           "(a rerun writes the record again)")
+
+
 class ResultStore:
     def __init__(self, root: str | Path):
         self.root = Path(root)
@@ -64,14 +69,21 @@ class ResultStore:
         return self.records_dir / f"{key}.json"
 
     def write(self, record: dict) -> Path:
-        return atomic_write_json(self.path(record["key"]), record)
+        path = self.path(record["key"])
+        if path.is_dir():
+            raise _not_a_record(path)
+        return atomic_write_json(path, record)
 
     def read(self, key: str) -> dict | None:
-        """The record for ``key``, or None if absent or unreadable (then the cell reruns)."""
+        """The record for ``key``, or None if absent or unreadable (then the cell reruns); a folder in
+        its place raises :class:`ResultsDirError` (one line naming it)."""
+        path = self.path(key)
         try:
-            rec = json.loads(self.path(key).read_text())
+            rec = json.loads(path.read_text())
         except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
             return None
+        except IsADirectoryError:
+            raise _not_a_record(path) from None
         return restore_nonfinite(rec) if not validate_record(rec) else None
 
     def status(self, key: str) -> str | None:
@@ -86,6 +98,8 @@ class ResultStore:
                 rec = json.loads(p.read_text())
             except (json.JSONDecodeError, UnicodeDecodeError):
                 continue
+            except IsADirectoryError:
+                raise _not_a_record(p) from None
             if not validate_record(rec):
                 yield restore_nonfinite(rec)
 
@@ -120,9 +134,20 @@ def disk_full(folder: Path, what: str) -> DiskFullError:
                          "again, finished cells are kept")
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: the mode files are written with: 0644 under the usual umask, so that others sharing a results folder can
+#: read the records (``mkstemp`` alone makes them 0600)
+FILE_MODE = 0o666 & ~_umask()
+
+
 def atomic_write_text(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file and ``os.replace``: a reader sees the old file or the
-    whole new one. A full disk raises :class:`DiskFullError` (one line: the folder and its free space) after
+    whole new one, with mode :data:`FILE_MODE` (0644 under the usual umask). A full disk raises :class:`DiskFullError` (one line: the folder and its free space) after
     removing the temporary file."""
     path = Path(path)
     try:
@@ -134,6 +159,8 @@ def atomic_write_text(path: Path, text: str) -> Path:
         raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), FILE_MODE)
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -193,7 +193,7 @@ def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) 
             n = min(n, c.max_samples)
         try:
             parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, d, m, protocol,
-                                dict(c.protocol_options))
+                                {**dict(c.protocol_options), "learner": c.learner, "task": c.task})
         except Exception:  # noqa: BLE001 - the run reports a learner that cannot be built
             continue
         total = sum(parts.values())

@@ -149,7 +149,8 @@ class BKASVM(BatchClassifier):
     def decision_function(self, X) -> np.ndarray:
         check_is_fitted(self, "models_")
         if len(self.classes_) != 2:
-            raise NotImplementedError("BKASVM fitted on one class has no decision values")
+            raise ValueError(f"BKASVM was fitted on one class ({self.classes_[0]!r}) only, so it has no "
+                             "decision values; fit it on two classes (predict() returns that class)")
         return self._per_cluster(X, "decision_function",
                                  lambda label, m: np.full(m, 1.0 if label == self.classes_[1] else -1.0))
 

@@ -98,7 +98,7 @@ class BOGD(SupportVectorLearner):
 
     def _allocate(self, n_features, capacity, source):
         self._allocate_support(n_features, capacity)
-        n = float(max(capacity, 1))
+        n = float(max(self.__dict__.get("_planned_steps", capacity), 1))  # the run's length (every epoch)
         self.lam_ = 1.0 / (n * n) if self.lam is None else float(self.lam)
         self.positions_ = PositionBuffer(source, int(self.budget))
 

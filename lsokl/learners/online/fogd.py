@@ -42,6 +42,7 @@ from ...compute.features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_ti
                        fourier_from_projections, multiclass_linear_step, regression_linear_step,
                        sincos)
 from ...compute.kernels import JIT, aligned_zeros
+from ...compute.memory import refuse_if_too_big
 from ...compute.params import BUDGET, NON_NEGATIVE, POSITIVE, Num, OneOf
 
 
@@ -232,6 +233,8 @@ class FOGD(OnlineLearner):
 
     def _allocate(self, n_features, capacity, source):
         D = self.n_components_
+        refuse_if_too_big(self, {f"random features (d x D = {n_features:,} x {D:,}) and weights":
+                                 8.0 * D * (n_features + 8)})
         self.map_ = FourierMap.draw(source, n_features, D, float(self.sigma_))
         dt = np.float32 if self.dtype == "float32" else np.float64
         # the vectorised loops stream these: each starts on a cache line (``aligned_empty``)

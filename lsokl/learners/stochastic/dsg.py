@@ -31,6 +31,13 @@ float32 GEMMs and SIMD cosines; the coefficients, the gradients, the preconditio
 sums over blocks (the running and final scores) are float64. ``dtype="float64"`` does everything
 in float64.
 
+**Sparse and dense input** train the same model up to rounding, not bit for bit: W^T x of a CSR row
+sums its nonzero products only, in another order than the dense GEMM. With ``float32`` the scores
+of the two agree to float32 rounding carried through the pass (measured: about 3e-7 of the largest
+score on 400 rows, up to 2e-5 on long passes; the contract tested is 1e-4), so a predicted label
+differs only for a row scored within that of a tie; with ``float64`` they agree to about 1e-15.
+Choose ``dtype="float64"`` where sparse and dense runs must match beyond float32 precision.
+
 **Bounded form** (``max_blocks``, spec section 4, the authors' GPU ``randft`` layer): the model
 grows by one block per step until it holds ``max_blocks`` blocks; from then on each step draws a
 **uniformly random existing block** j (a seeded generator of its own, the block seeds' entropy

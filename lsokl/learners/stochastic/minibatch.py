@@ -34,6 +34,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ...errors import UnknownNameError, unknown_name_message
+from ...compute.memory import estimate_of, refuse_if_too_big
 from ...compute.params import Num
 from ...compute.params import check_width_for_data
 from ...compute.validation import (check_order, check_row_norms, check_sparse, max_row_sqnorm,
@@ -306,6 +307,11 @@ class MinibatchLearner(BaseEstimator):
         numpy)."""
         from ..base import fit_width
 
+        # a size parameter of 10^12 (n_components, block_features, ...) is one line with its estimate, not
+        # numpy's MemoryError: what one row and one step need (nothing that grows with n, never a false refusal)
+        w = self._step_width()
+        refuse_if_too_big(self, {**estimate_of(self, 1, n_features, 1),
+                                 f"random features or columns of one step (d x {w:,})": 8.0 * n_features * w})
         if X is not None:
             fit_width(self, X)
         self._like = None if X is None or is_numpy(X) else namespace(X).zeros(

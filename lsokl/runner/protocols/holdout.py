@@ -50,6 +50,7 @@ import time
 import numpy as np
 
 from ... import protocol_options as _options
+from ...compute.epochs import EpochOrder
 from ...compute.xp import to_numpy
 from ...errors import ConfigError, DataError
 from . import Outcome, Prepared
@@ -146,18 +147,34 @@ def _fresh_draws(spec, seed: int) -> Prepared:
 
 
 def memory_estimate(spec, n_samples: int, n_features: int, n_outputs: int) -> dict:
-    """What a holdout cell holds beside the learner (lsokl.runner.resources): the training order of every epoch
-    concatenated (int64, plus the epoch being drawn), and with ``draws`` a fresh draw of training and test rows
-    per repetition (float64, with its scaled copy). So ``epochs: 1000000`` or ``draws: {n_train: 1e9}`` is
-    refused with its estimate before the cell starts."""
+    """What a holdout cell holds beside the learner (lsokl.runner.resources): the training order of one epoch at
+    a time (int64, and its checked copy; online learners, lsokl.compute.epochs) or of every epoch concatenated
+    (a mini-batch learner's ``fit_curve``, when ``spec`` names the learner), and with ``draws`` a fresh draw of
+    training and test rows per repetition (float64, with its scaled copy). So ``draws: {n_train: 1e9}``, or
+    ``epochs: 1000000`` of a mini-batch learner, is refused with its estimate before the cell starts."""
     epochs = int(spec.get("epochs") or 1)
-    parts = {f"training order ({epochs:,} epochs x {n_samples:,} rows, int64)": 8.0 * (epochs + 1) * n_samples}
+    if epochs > 1 and _reads_whole_stream(spec):
+        parts = {f"training order ({epochs:,} epochs x {n_samples:,} rows, int64)": 8.0 * (epochs + 1) * n_samples}
+    else:
+        parts = {f"training order (one epoch at a time: {n_samples:,} rows, int64)": 2 * 8.0 * n_samples}
     draws = dict(spec.get("draws") or ())
     if draws:
         rows = int(draws.get("n_train", 0)) + int(draws.get("n_test", 0))
         parts[f"a fresh draw per repetition ({rows:,} x {n_features:,}, and its scaled copy)"] = \
             2 * 8.0 * rows * n_features
     return parts
+
+
+def _reads_whole_stream(spec) -> bool:
+    """Whether the cell's learner trains on every epoch's order at once (a mini-batch ``fit_curve``); unknown
+    (no learner named) counts as yes, the safe side of an estimate."""
+    try:
+        from ...learners import registry
+
+        cls = registry.get(spec["learner"], spec.get("task", "binary"))
+    except Exception:  # noqa: BLE001 - no learner in the spec (or not importable): assume the larger need
+        return True
+    return callable(getattr(cls, "fit_curve", None))
 
 
 def draws_memory(spec) -> tuple[float, str]:
@@ -218,7 +235,9 @@ def _train_online(job, learner, data, epochs: int):
     from ..worker import _alarm, random_source, warm_up
 
     n = data.X.shape[0]
-    order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
+    # each epoch's order is made when the pass reaches it: memory does not grow with `epochs`
+    order = EpochOrder(lambda e: job.order(n, data.permutations, epoch=e), n, epochs)
+    stream = order if epochs > 1 else order.epoch(0)  # one epoch: the plain array, as always
     if callable(getattr(learner, "tune", None)):
         # a learner that tunes a setting on one stream (PRJTRN++'s threshold, searched to end at
         # B SVs) tunes it on permutation 1 and keeps it for every permutation (untimed)
@@ -231,26 +250,31 @@ def _train_online(job, learner, data, epochs: int):
                              f"the updates (binary fogd, nogd); {job.spec['learner']} does not")
         learner.track_average = True
     cuts = sorted({int(c) for c in job.spec.get("test_at") or () if 0 < int(c) < len(order)})
-    cuts.append(len(order))
     curve = {"n": [], "test_value": [], "train_time_s": [], "support": []}
     with _alarm(job.timeout):
-        trace = learner.run(data.X, data.y, order[: cuts[0]], n_checkpoints=job.spec["n_checkpoints"],
-                            random_source=random_source(job, learner))
-        elapsed = trace.elapsed
-        for a, b in zip([0] + cuts[:-1], cuts):
-            if a > 0:  # continue the same pass (same model, t keeps counting)
-                rows = order[a:b]
-                Xs, ys = data.X[rows], np.asarray(data.y)[rows]  # the copy is not training time
-                t0 = time.perf_counter()
-                learner.partial_fit(Xs, ys)
-                elapsed += time.perf_counter() - t0
-            if len(cuts) > 1:
-                curve["n"].append(int(b))
-                curve["test_value"].append(_score(job, learner, data))
-                curve["train_time_s"].append(float(elapsed))
-                curve["support"].append(int(getattr(learner, "support_size_", -1)))
-    if len(cuts) > 1:
-        # the trace covers the first cut only; the counts cover the whole pass
+        if not cuts:  # one run over every epoch (t keeps counting across them)
+            trace = learner.run(data.X, data.y, stream, n_checkpoints=job.spec["n_checkpoints"],
+                                random_source=random_source(job, learner))
+            elapsed = trace.elapsed
+        else:  # the pass cut at the test steps (and at each epoch's end): one run, then partial_fit
+            scored = set(cuts) | {len(order)}
+            for a, b, rows in order.segments(cuts):
+                if a == 0:
+                    trace = learner.run(data.X, data.y, np.array(rows), n_checkpoints=job.spec["n_checkpoints"],
+                                        random_source=random_source(job, learner))
+                    elapsed = trace.elapsed
+                else:  # continue the same pass (same model, t keeps counting)
+                    Xs, ys = data.X[rows], np.asarray(data.y)[rows]  # the copy is not training time
+                    t0 = time.perf_counter()
+                    learner.partial_fit(Xs, ys)
+                    elapsed += time.perf_counter() - t0
+                if b in scored:
+                    curve["n"].append(int(b))
+                    curve["test_value"].append(_score(job, learner, data))
+                    curve["train_time_s"].append(float(elapsed))
+                    curve["support"].append(int(getattr(learner, "support_size_", -1)))
+    if cuts:
+        # the trace covers the first piece only; the counts cover the whole pass
         counts = getattr(learner, "counts_", None)
         if counts is not None:
             trace.mistakes, trace.n_samples = int(counts[1]), int(counts[0])
@@ -282,7 +306,8 @@ def _train_with_curve(job, learner, data, epochs: int) -> Outcome:
     if "random_state" in learner.get_params() and learner.random_state is None:
         learner.set_params(random_state=np.random.SeedSequence(list(job.seed_entropy)))  # the cell's seed
     n = data.X.shape[0]
-    order = np.concatenate([job.order(n, data.permutations, epoch=e) for e in range(epochs)])
+    # the mini-batch pass reads the whole stream at once: every epoch's order, concatenated
+    order = EpochOrder(lambda e: job.order(n, data.permutations, epoch=e), n, epochs).materialise()
     warm = min(n, 2 * int(getattr(learner, "batch_size", 64)))  # compile before timing
     build(job).fit_curve(data.X[:warm], data.y[:warm], data.X[:8], np.asarray(data.y)[:8])
     ckpts = None  # default: ~15 log-spaced ends of mini-batches
