@@ -250,6 +250,8 @@ def run(
     ran = sum(summary.ran.values())
     from rich.markup import escape
 
+    for line in summary.notes:  # choices the run made on its own (an order for data larger than memory)
+        console.print(f"[yellow]note:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
     for name, why in summary.missing.items():
         console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({escape(why)})",
                       highlight=False, soft_wrap=True)  # one line each, however long
