@@ -391,3 +391,36 @@ def test_zip_member_is_streamed_and_a_truncated_zip_is_named(tmp_path, use_regis
     put(mirror, "toy/toy.zip", buf.getvalue()[: len(buf.getvalue()) // 2])
     with pytest.raises(DataError, match=r"toy\.zip: corrupt or truncated zip archive"):
         fetch("toy", mirror=mirror, progress=False, force=True)
+
+
+@pytest.mark.parametrize("fmt", ["libsvm", "csv-categorical"])
+def test_archive_without_a_declared_shape_is_bounded_by_its_compression_ratio(tmp_path, use_registry, own_cache,
+                                                                             monkeypatch, fmt):
+    """No n / d in the entry: a gz of ~0.1 MiB expanding to 64 MiB stops at MAX_RATIO x its size on disk (here
+    a ratio of 50, floor 1 MiB), whether streamed (libsvm) or decompressed to a file (categorical CSV)."""
+    monkeypatch.setattr(streaming, "MAX_RATIO", 50)
+    monkeypatch.setattr(streaming, "MIN_BOUND", 1 << 20)
+    mirror = tmp_path / "mirror"
+    line = b"+1 1:0.5 2:1\n" if fmt == "libsvm" else b"a,0.5,1\n"
+    packed = gzip.compress(line * (64 * 2**20 // len(line)), compresslevel=9)
+    put(mirror, "toy/toy.gz", packed)
+    e = entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.gz", compression="gz", n=None, d=None)
+    if fmt != "libsvm":
+        e.update(format="csv", source="uci", parse={"sep": ",", "header": False, "label": -1, "categorical": [0]})
+    use_registry(e)
+    bound = max(1 << 20, 50 * len(packed))
+    assert bound < 64 * 2**20
+    with pytest.raises(DataError, match=rf"expands to more than {bound:,} bytes, the bound from 50 times the files' "
+                                        r"size on disk"):
+        fetch("toy", mirror=mirror, progress=False)
+
+
+def test_decompressed_copy_is_bounded_by_the_free_disk(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10 << 30, 0, streaming.DISK_MARGIN + (5 << 20)))
+    limit, why = streaming.disk_bound(1 << 30, "the registry's n x d", tmp_path)
+    assert limit == 5 << 20 and why.startswith(f"the free disk space in {tmp_path} (5 MiB")
+    assert streaming.disk_bound(1 << 20, "x", tmp_path) == (1 << 20, "x")  # enough room: unchanged

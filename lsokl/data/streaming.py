@@ -49,12 +49,23 @@ MIN_BOUND = 16 << 20
 DTYPES = ("float64", "float32", "auto")
 
 
-def decompressed_bound(n: int | None, d: int | None) -> tuple[int, str]:
-    """The most bytes a split's files may decompress to, and how that bound was derived (for the message)."""
+#: without a declared n and d, an archive may expand to at most this many times its own size (text data
+#: compresses 3-20x; a file expanding 100x more is a bomb or the wrong file)
+MAX_RATIO = 100
+
+
+def decompressed_bound(n: int | None, d: int | None, compressed: int | None = None) -> tuple[int, str]:
+    """The most bytes a split's files may decompress to, and how that bound was derived (for the message).
+    ``compressed``: the files' size on disk; without a declared n and d the bound is :data:`MAX_RATIO` times it
+    (and at most :data:`DEFAULT_DECOMPRESSED_CAP`)."""
     env = os.environ.get("LSOKL_MAX_DECOMPRESSED")
     if env:
         return int(float(env)), "LSOKL_MAX_DECOMPRESSED"
     if n is None or d is None:
+        if compressed is not None and MAX_RATIO * compressed < DEFAULT_DECOMPRESSED_CAP:
+            bound = max(MIN_BOUND, MAX_RATIO * int(compressed))
+            return bound, (f"{MAX_RATIO} times the files' size on disk ({compressed / 2**20:.1f} MiB; the registry "
+                           "declares no n or no d, so the ratio bounds it)")
         return DEFAULT_DECOMPRESSED_CAP, (f"the default cap of {DEFAULT_DECOMPRESSED_CAP / 2**30:g} GiB "
                                           "(the registry declares no n or no d)")
     bound = max(MIN_BOUND, n * (d * BYTES_PER_VALUE + BYTES_PER_ROW))
@@ -99,6 +110,24 @@ def _readinto(raw, buf) -> int:
     data = raw.read(len(buf))
     buf[:len(data)] = data
     return len(data)
+
+
+#: left free on the disk when a file is decompressed to a temporary copy
+DISK_MARGIN = 256 << 20
+
+
+def disk_bound(limit: int, why: str, folder: Path) -> tuple[int, str]:
+    """``limit`` lowered to the space free in ``folder`` (less :data:`DISK_MARGIN`) when that is smaller: a
+    decompressed copy that cannot fit stops with a message naming the disk instead of filling it."""
+    import shutil
+
+    try:
+        free = shutil.disk_usage(folder).free - DISK_MARGIN
+    except OSError:
+        return limit, why
+    if free >= limit:
+        return limit, why
+    return max(free, 0), f"the free disk space in {folder} ({max(free, 0) / 2**20:,.0f} MiB after a 256 MiB margin)"
 
 
 def open_text_stream(path: Path, limit: int, why: str, member: str | None = None):
@@ -425,10 +454,11 @@ def parse_split(fmt: str, paths: list[Path], folder: Path, *, d: int | None, n: 
     writer = CsrWriter(folder, d, policy) if stored == "csr" else DenseWriter(folder, d, policy)
     # `rows: [start, stop]`: a row range of the file (e.g. the first 2M rows of mnist8m); reading stops at `stop`
     start, stop = opts.get("rows") or (0, None)
+    on_disk = sum(Path(p).stat().st_size for p in paths)
     if stop is not None:
-        limit, why = decompressed_bound(stop, d)
+        limit, why = decompressed_bound(stop, d, on_disk)
     else:
-        limit, why = decompressed_bound(n, d)
+        limit, why = decompressed_bound(n, d, on_disk)
     ys = []
     seen = 0
     try:
