@@ -424,3 +424,29 @@ def test_decompressed_copy_is_bounded_by_the_free_disk(tmp_path, monkeypatch):
     limit, why = streaming.disk_bound(1 << 30, "the registry's n x d", tmp_path)
     assert limit == 5 << 20 and why.startswith(f"the free disk space in {tmp_path} (5 MiB")
     assert streaming.disk_bound(1 << 20, "x", tmp_path) == (1 << 20, "x")  # enough room: unchanged
+
+
+def test_block_parallel_bz2_gives_the_same_bytes(tmp_path, monkeypatch):
+    """bz2 is decompressed on several threads where the fast-fetch extra is installed (concatenated streams
+    too); the bytes are the standard library's, and a truncated archive is the same one-line error."""
+    from lsokl.data import formats
+
+    pytest.importorskip("indexed_bzip2", reason="the fast-fetch extra")
+    rng = np.random.default_rng(0)
+    text = "".join(f"{int(t):+d} 1:{a:.6f} 7:{b:.6f}\n" for t, a, b in
+                   zip(np.sign(rng.normal(size=20000)), rng.random(20000), rng.random(20000))).encode()
+    path = tmp_path / "x.bz2"
+    path.write_bytes(bz2.compress(text[:300_000]) + bz2.compress(text[300_000:]))  # two streams
+    monkeypatch.setenv("LSOKL_FETCH_THREADS", "2")
+    with formats.open_archive(path, "bz2") as fh:
+        assert type(fh).__module__.split(".")[0] == "indexed_bzip2"
+        assert fh.read() == text
+    monkeypatch.setenv("LSOKL_FETCH_THREADS", "1")  # one thread: the standard library
+    with formats.open_archive(path, "bz2") as fh:
+        assert type(fh).__module__.split(".")[0] == "bz2" and fh.read() == text
+    monkeypatch.setenv("LSOKL_FETCH_THREADS", "2")
+    broken = tmp_path / "broken.bz2"
+    broken.write_bytes(path.read_bytes()[: len(bz2.compress(text[:300_000])) // 2])
+    with pytest.raises(DataError, match=r"broken.bz2: corrupt or truncated bz2 archive"):
+        with streaming.open_text_stream(broken, 1 << 30, "test") as fh:
+            fh.read()

@@ -19,9 +19,7 @@ coded columns, row ranges or character repairs (they need the whole column first
 """
 from __future__ import annotations
 
-import bz2
 import errno
-import gzip
 import io
 import lzma
 import os
@@ -88,7 +86,7 @@ class BoundedReader(io.RawIOBase):
         buf = memoryview(buf)[:1 << 20]  # check the bound every MiB, whatever the caller asked for
         try:
             n = self._raw.readinto(buf) if hasattr(self._raw, "readinto") else _readinto(self._raw, buf)
-        except (EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, OSError) as exc:
+        except (EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, OSError, *formats.PARALLEL_ERRORS) as exc:
             if self._kind == "none":
                 raise
             raise DataError(f"{self._path}: corrupt or truncated {self._kind} archive "
@@ -146,7 +144,7 @@ def open_text_stream(path: Path, limit: int, why: str, member: str | None = None
             raise DataError(f"{path}: corrupt or truncated zip archive ({type(exc).__name__}: {exc})") from None
         raw = zf.open(formats.zip_member(zf, path, member))
     else:
-        raw = {"gz": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind](path, "rb")
+        raw = formats.open_archive(path, kind)
     return io.BufferedReader(BoundedReader(raw, limit, why, path, kind), buffer_size=1 << 20)
 
 
