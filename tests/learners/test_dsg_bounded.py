@@ -196,3 +196,16 @@ def test_default_pass_cpu_time_doubles_when_rows_double(monkeypatch):
     t2, m = min((run(40000) for _ in range(3)), key=lambda tm: tm[0])
     assert m.max_blocks_ == 10
     assert t2 <= 2.3 * t1, (t1, t2)
+
+
+def test_memory_estimate_counts_the_frequencies_the_bounded_form_keeps(monkeypatch):
+    """The bounded form keeps every block's W and c (blocks x r x (d + 1) numbers, float32 by default): part
+    of its estimate above AUTO_ROWS, absent below it (the growing form regenerates them)."""
+    from lsokl.learners.stochastic import dsg as dsg_mod
+
+    m = DSG(block_features=64)
+    big = m.memory_estimate(dsg_mod.AUTO_ROWS + 1, 1000)
+    assert big["kept frequencies W, c (256 blocks x 64 x (d + 1))"] == 4.0 * 256 * 64 * 1001
+    assert not any(k.startswith("kept frequencies") for k in m.memory_estimate(dsg_mod.AUTO_ROWS, 1000))
+    assert DSG(max_blocks=5, dtype="float64").memory_estimate(100, 10)[
+        "kept frequencies W, c (5 blocks x 64 x (d + 1))"] == 8.0 * 5 * 64 * 11

@@ -288,6 +288,19 @@ class DSG(BlockModel):
         return blocks, (f"bounded (max_blocks: auto, {int(n_total)} training rows > {AUTO_ROWS}: "
                         f"{blocks} blocks = {blocks * self.block_width} features, linear in n)")
 
+    def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+        """The mini-batch parts (lsokl.learners.stochastic.minibatch) plus the frequencies the bounded form
+        (``max_blocks``, or "auto" above AUTO_ROWS) or ``cache_features`` keeps: blocks x r x (d + 1) numbers."""
+        parts = super().memory_estimate(n_samples, n_features, n_outputs)
+        kept, _ = self._resolve_max_blocks(n_samples)
+        if self.cache_features:
+            kept = -(-int(n_samples) // int(self.batch_size)) if kept is None else kept
+        if kept is not None:
+            size = 4.0 if self.dtype == "float32" else 8.0
+            parts[f"kept frequencies W, c ({kept:,} blocks x {int(self.block_features):,} x (d + 1))"] = \
+                size * kept * float(self.block_features) * (float(n_features) + 1)
+        return parts
+
     def _block(self, j: int):
         """(W, c) of block j (1-based), from the cache or regenerated."""
         if self.cache_ is not None and j in self.cache_:
