@@ -450,3 +450,29 @@ def test_block_parallel_bz2_gives_the_same_bytes(tmp_path, monkeypatch):
     with pytest.raises(DataError, match=r"broken.bz2: corrupt or truncated bz2 archive"):
         with streaming.open_text_stream(broken, 1 << 30, "test") as fh:
             fh.read()
+
+
+def test_chunks_parsed_by_worker_processes_give_the_same_cache(tmp_path, monkeypatch):
+    """A sparse LIBSVM file above the size threshold is parsed by worker processes, chunk by chunk, in the file's
+    order: the same rows, labels and values as one process (the workers run the one-process chunk parser,
+    errors included). Spawning the two workers takes most of this test's time."""
+    from lsokl.data import formats
+
+    rng = np.random.default_rng(3)
+    lines = [f"{int(rng.integers(1, 4))} " + " ".join(f"{j}:{rng.integers(1, 255)}" for j in
+                                                      sorted(rng.choice(np.arange(1, 51), 8, replace=False)))
+             for _ in range(3000)]
+    path = tmp_path / "x.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(streaming, "CHUNK_BYTES", 8 << 10)  # ~10 chunks
+
+    def parse(workers):
+        with streaming.open_text_stream(path, 1 << 30, "test") as fh:
+            parts = list(streaming._libsvm_chunks(fh, path, 50, workers))
+        return sp.vstack([X for X, _ in parts]).tocsr(), np.concatenate([y for _, y in parts]), len(parts)
+
+    X1, y1, n1 = parse(1)
+    X2, y2, n2 = parse(2)
+    assert n1 == n2 >= 8 and X1.shape == X2.shape == (3000, 50)
+    assert (X1 != X2).nnz == 0 and np.array_equal(y1, y2)
+    assert formats.fetch_threads() >= 1 and streaming.parse_workers() >= 1

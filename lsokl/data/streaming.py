@@ -318,13 +318,59 @@ def dense_is_refused(n: int | None, d: int | None) -> str | None:
 
 # --- parsing chunks ---------------------------------------------------------------------------------------------------
 
-def _libsvm_chunks(stream, path: Path, d: int | None):
-    """(X chunk as CSR or dense float64, raw labels) per chunk of a LIBSVM (or label-first dense text) stream."""
+#: a sparse LIBSVM file at least this large (on disk) is parsed by worker processes, chunk by chunk, in order
+PARALLEL_PARSE_BYTES = 16 << 20
+
+
+def parse_workers() -> int:
+    """Processes that parse one file's chunks: ``LSOKL_PARSE_WORKERS``, else the CPUs this process may use."""
+    env = os.environ.get("LSOKL_PARSE_WORKERS")
+    if env:
+        return max(1, int(env))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _parse_libsvm_chunk(chunk: bytes, path: Path, d: int | None, lineno: int):
+    """One chunk of sparse LIBSVM lines -> (CSR float64 with sorted indices, raw labels); a worker's task."""
     from sklearn.datasets import load_svmlight_file
 
+    try:
+        X, y = load_svmlight_file(io.BytesIO(chunk), n_features=d, dtype=np.float64, zero_based=False)
+    except ValueError as exc:
+        where = formats.find_libsvm_error_in(chunk.splitlines(keepends=True), path, d, lineno)
+        raise DataError(where or f"{path}: not a valid LIBSVM file ({exc}) in lines from {lineno}") from None
+    X = X.tocsr()
+    X.sort_indices()
+    return X, y
+
+
+def _parsed_in_order(chunks, path: Path, d: int | None, workers: int):
+    """(X, y) of each (lineno, chunk), parsed by ``workers`` processes (spawned: the decompressing threads make
+    fork unsafe), at most 2 x workers chunks in flight so memory stays flat, yielded in the file's order."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+    from collections import deque
+
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+        pending: deque = deque()
+        for lineno, chunk in chunks:
+            pending.append(pool.submit(_parse_libsvm_chunk, chunk, path, d, lineno))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _libsvm_chunks(stream, path: Path, d: int | None, workers: int = 1):
+    """(X chunk as CSR or dense float64, raw labels) per chunk of a LIBSVM (or label-first dense text) stream.
+    ``workers`` > 1: sparse chunks are parsed by that many processes (:func:`_parsed_in_order`)."""
     dense_text = None
     rows = 0
-    for lineno, chunk in line_chunks(stream):
+    lines = line_chunks(stream)
+    for lineno, chunk in lines:
         if dense_text is None:
             first = _first_data_line(chunk)
             if first is None:  # only comments and blank lines so far
@@ -333,15 +379,19 @@ def _libsvm_chunks(stream, path: Path, d: int | None):
             dense_text = len(tokens) > 1 and b":" not in tokens[1]
         if dense_text:
             X, y = _dense_text_chunk(chunk, path, d, lineno)
-        else:
-            try:
-                X, y = load_svmlight_file(io.BytesIO(chunk), n_features=d, dtype=np.float64, zero_based=False)
-            except ValueError as exc:
-                where = formats.find_libsvm_error_in(chunk.splitlines(keepends=True), path, d, lineno)
-                raise DataError(where or f"{path}: not a valid LIBSVM file ({exc}) in lines from {lineno}") from None
-            X = X.tocsr()
-            X.sort_indices()
-            formats.check_finite(X, path, rows)
+            rows += X.shape[0]
+            yield X, y
+            continue
+        if workers > 1:  # this chunk and the rest of the file, in worker processes
+            import itertools
+
+            for X, y in _parsed_in_order(itertools.chain([(lineno, chunk)], lines), path, d, workers):
+                formats.check_finite(X, path, rows)
+                rows += X.shape[0]
+                yield X, y
+            break
+        X, y = _parse_libsvm_chunk(chunk, path, d, lineno)
+        formats.check_finite(X, path, rows)
         rows += X.shape[0]
         yield X, y
     if dense_text is None:
@@ -463,7 +513,8 @@ def parse_split(fmt: str, paths: list[Path], folder: Path, *, d: int | None, n: 
         produced = 0
         for path in paths:
             with open_text_stream(path, max(1, limit - produced), why, opts.get("member")) as stream:
-                chunks = (_libsvm_chunks(stream, path, d) if fmt == "libsvm"
+                workers = parse_workers() if Path(path).stat().st_size >= PARALLEL_PARSE_BYTES else 1
+                chunks = (_libsvm_chunks(stream, path, d, workers) if fmt == "libsvm"
                           else _csv_chunks(stream, path, d, opts, stored))
                 for X, y in chunks:
                     if stored == "dense" and X.shape[1] != d:
