@@ -209,3 +209,15 @@ def test_memory_estimate_counts_the_frequencies_the_bounded_form_keeps(monkeypat
     assert not any(k.startswith("kept frequencies") for k in m.memory_estimate(dsg_mod.AUTO_ROWS, 1000))
     assert DSG(max_blocks=5, dtype="float64").memory_estimate(100, 10)[
         "kept frequencies W, c (5 blocks x 64 x (d + 1))"] == 8.0 * 5 * 64 * 11
+
+
+def test_report_says_when_the_size_chose_the_bounded_form():
+    from lsokl.report import _model_form_note
+
+    form = "bounded (max_blocks: auto, 464810 training rows > 100000: 256 blocks = 16384 features, linear in n)"
+    recs = [{"algorithm": "dsg", "dataset": "covtype", "holdout": {"model_form": form}},
+            {"algorithm": "dsg", "dataset": "covtype", "holdout": {"model_form": form}},
+            {"algorithm": "dsg", "dataset": "a9a", "holdout": {"model_form": "growing (max_blocks: auto, 32561 "
+                                                                            "training rows <= 100000)"}},
+            {"algorithm": "norma", "dataset": "a9a", "holdout": {}}]
+    assert _model_form_note(recs) == f"\n\nModel form chosen by size: dsg on covtype: {form}."
