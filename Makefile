@@ -13,7 +13,7 @@ export LSOKL_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.yaml),$(absp
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,dask,river]"
+	$(PY) -m pip install --quiet -e ".[dev,dask,river,fast-fetch]"
 	@# remember the mirror for commands typed outside make (README commands, offline); keeps an existing setting
 	test -z "$(LSOKL_DATA_MIRROR)" || $(LSOKL) config mirror "$(LSOKL_DATA_MIRROR)" --keep
 	touch $(STAMP)

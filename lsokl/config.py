@@ -111,6 +111,9 @@ class DatasetSpec:
     draws: dict | None = None  # holdout protocol, built-in generators: {n_train, n_test} per repetition
     protocol_options: tuple = ()  # per-dataset protocol keys (approximation: rows, krr), sorted pairs
     order: tuple = ()  # () = a random permutation; (("block_rows", N), ("how", "block-shuffle")) otherwise
+    # the config says `order` (top or dataset level): kept as given; else the runner may choose block-shuffle
+    # for data larger than the memory available (lsokl.runner.run.choose_order)
+    order_given: bool = False
 
     def load_options(self) -> dict:
         """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
@@ -543,6 +546,7 @@ class _TopSettings:
     timeout: float | None
     defaults: dict  # parameter -> value (`budgets` folded in as `budget`)
     default_paths: dict  # parameter -> the key path it was given at
+    order_given: bool = False  # the top level sets `order` (a dataset then keeps it even over memory)
 
 
 def _top_settings(v: _Validator, top: dict, source: str) -> _TopSettings:
@@ -566,7 +570,8 @@ def _top_settings(v: _Validator, top: dict, source: str) -> _TopSettings:
     default_paths = {k: ("budgets" if k == BUDGET_PARAM and "budgets" in top else f"defaults.{k}")
                      for k in defaults}
     return _TopSettings(name, task, seed, perms, perm_source, top_order, checkpoints, max_samples, scale,
-                        protocol_name, protocol_options, timeout, defaults, default_paths)
+                        protocol_name, protocol_options, timeout, defaults, default_paths,
+                        order_given="order" in top)
 
 
 @dataclass
@@ -670,6 +675,7 @@ def _dataset_spec(v: _Validator, given: str, entry, known_ds, datasets: dict, s:
         permutation_source=v.choice(_join(dkey, "permutation_source"),
                                     entry.get("permutation_source", s.permutation_source), PERMUTATION_SOURCES),
         order=_order(v, dkey, entry, s.order[0], s.order[1])[2],
+        order_given=s.order_given or "order" in entry,
     )
     if spec.order and spec.permutation_source == "authors":
         v.fail(_join(dkey, "order"), "`order: block-shuffle` draws its own order; it cannot be combined with "

@@ -47,7 +47,10 @@ def test_dsg_array_api_strict_equals_numpy(task, params):
     assert not is_numpy(b.coef_)  # the model lives in the input's namespace
     np.testing.assert_array_equal(_scores(b, xps.asarray(X_TEST), task), _scores(a, X_TEST, task))
     if task != "regression":
-        np.testing.assert_array_equal(b.predict(xps.asarray(X_TEST)), a.predict(X_TEST))
+        labels = b.predict(xps.asarray(X_TEST))
+        assert not is_numpy(labels) and labels.device == xps.asarray(X_TEST).device  # the input's namespace
+        np.testing.assert_array_equal(to_numpy(labels), a.predict(X_TEST))
+        assert isinstance(b.predict(X_TEST), np.ndarray)  # a numpy input gets numpy labels
     # a numpy input to the array-API model goes to its device
     np.testing.assert_array_equal(_scores(b, X_TEST, task), _scores(a, X_TEST, task))
 

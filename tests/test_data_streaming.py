@@ -391,3 +391,88 @@ def test_zip_member_is_streamed_and_a_truncated_zip_is_named(tmp_path, use_regis
     put(mirror, "toy/toy.zip", buf.getvalue()[: len(buf.getvalue()) // 2])
     with pytest.raises(DataError, match=r"toy\.zip: corrupt or truncated zip archive"):
         fetch("toy", mirror=mirror, progress=False, force=True)
+
+
+@pytest.mark.parametrize("fmt", ["libsvm", "csv-categorical"])
+def test_archive_without_a_declared_shape_is_bounded_by_its_compression_ratio(tmp_path, use_registry, own_cache,
+                                                                             monkeypatch, fmt):
+    """No n / d in the entry: a gz of ~0.1 MiB expanding to 64 MiB stops at MAX_RATIO x its size on disk (here
+    a ratio of 50, floor 1 MiB), whether streamed (libsvm) or decompressed to a file (categorical CSV)."""
+    monkeypatch.setattr(streaming, "MAX_RATIO", 50)
+    monkeypatch.setattr(streaming, "MIN_BOUND", 1 << 20)
+    mirror = tmp_path / "mirror"
+    line = b"+1 1:0.5 2:1\n" if fmt == "libsvm" else b"a,0.5,1\n"
+    packed = gzip.compress(line * (64 * 2**20 // len(line)), compresslevel=9)
+    put(mirror, "toy/toy.gz", packed)
+    e = entry(url="http://127.0.0.1:9/x", sha256=None, mirror="toy/toy.gz", compression="gz", n=None, d=None)
+    if fmt != "libsvm":
+        e.update(format="csv", source="uci", parse={"sep": ",", "header": False, "label": -1, "categorical": [0]})
+    use_registry(e)
+    bound = max(1 << 20, 50 * len(packed))
+    assert bound < 64 * 2**20
+    with pytest.raises(DataError, match=rf"expands to more than {bound:,} bytes, the bound from 50 times the files' "
+                                        r"size on disk"):
+        fetch("toy", mirror=mirror, progress=False)
+
+
+def test_decompressed_copy_is_bounded_by_the_free_disk(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10 << 30, 0, streaming.DISK_MARGIN + (5 << 20)))
+    limit, why = streaming.disk_bound(1 << 30, "the registry's n x d", tmp_path)
+    assert limit == 5 << 20 and why.startswith(f"the free disk space in {tmp_path} (5 MiB")
+    assert streaming.disk_bound(1 << 20, "x", tmp_path) == (1 << 20, "x")  # enough room: unchanged
+
+
+def test_block_parallel_bz2_gives_the_same_bytes(tmp_path, monkeypatch):
+    """bz2 is decompressed on several threads where the fast-fetch extra is installed (concatenated streams
+    too); the bytes are the standard library's, and a truncated archive is the same one-line error."""
+    from lsokl.data import formats
+
+    pytest.importorskip("indexed_bzip2", reason="the fast-fetch extra")
+    rng = np.random.default_rng(0)
+    text = "".join(f"{int(t):+d} 1:{a:.6f} 7:{b:.6f}\n" for t, a, b in
+                   zip(np.sign(rng.normal(size=20000)), rng.random(20000), rng.random(20000))).encode()
+    path = tmp_path / "x.bz2"
+    path.write_bytes(bz2.compress(text[:300_000]) + bz2.compress(text[300_000:]))  # two streams
+    monkeypatch.setenv("LSOKL_FETCH_THREADS", "2")
+    with formats.open_archive(path, "bz2") as fh:
+        assert type(fh).__module__.split(".")[0] == "indexed_bzip2"
+        assert fh.read() == text
+    monkeypatch.setenv("LSOKL_FETCH_THREADS", "1")  # one thread: the standard library
+    with formats.open_archive(path, "bz2") as fh:
+        assert type(fh).__module__.split(".")[0] == "bz2" and fh.read() == text
+    monkeypatch.setenv("LSOKL_FETCH_THREADS", "2")
+    broken = tmp_path / "broken.bz2"
+    broken.write_bytes(path.read_bytes()[: len(bz2.compress(text[:300_000])) // 2])
+    with pytest.raises(DataError, match=r"broken.bz2: corrupt or truncated bz2 archive"):
+        with streaming.open_text_stream(broken, 1 << 30, "test") as fh:
+            fh.read()
+
+
+def test_chunks_parsed_by_worker_processes_give_the_same_cache(tmp_path, monkeypatch):
+    """A sparse LIBSVM file above the size threshold is parsed by worker processes, chunk by chunk, in the file's
+    order: the same rows, labels and values as one process (the workers run the one-process chunk parser,
+    errors included). Spawning the two workers takes most of this test's time."""
+    from lsokl.data import formats
+
+    rng = np.random.default_rng(3)
+    lines = [f"{int(rng.integers(1, 4))} " + " ".join(f"{j}:{rng.integers(1, 255)}" for j in
+                                                      sorted(rng.choice(np.arange(1, 51), 8, replace=False)))
+             for _ in range(3000)]
+    path = tmp_path / "x.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(streaming, "CHUNK_BYTES", 8 << 10)  # ~10 chunks
+
+    def parse(workers):
+        with streaming.open_text_stream(path, 1 << 30, "test") as fh:
+            parts = list(streaming._libsvm_chunks(fh, path, 50, workers))
+        return sp.vstack([X for X, _ in parts]).tocsr(), np.concatenate([y for _, y in parts]), len(parts)
+
+    X1, y1, n1 = parse(1)
+    X2, y2, n2 = parse(2)
+    assert n1 == n2 >= 8 and X1.shape == X2.shape == (3000, 50)
+    assert (X1 != X2).nnz == 0 and np.array_equal(y1, y2)
+    assert formats.fetch_threads() >= 1 and streaming.parse_workers() >= 1

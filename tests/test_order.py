@@ -98,8 +98,40 @@ def test_warns_when_a_permutation_is_played_over_data_larger_than_memory(tmp_pat
     assert permutation_exceeds_memory(10 * 2**30, available=2**30).startswith("a random permutation of 10.0 GiB")
     assert permutation_exceeds_memory(2**20, available=2**30) is None
     X = np.zeros((1000, 10))  # 80 kB, "larger" than 40 kB of memory
-    perm_spec = load_config(_config(tmp_path)).datasets["checkerboard"]
+    perm_spec = load_config(_config(tmp_path, {"order": "permutation"})).datasets["checkerboard"]
     with pytest.warns(UserWarning, match="checkerboard: a random permutation .*order: block-shuffle"):
         assert warn_permutation_over_memory(perm_spec, X, available=40_000)
     block_spec = load_config(_config(tmp_path, {"order": "block-shuffle"})).datasets["checkerboard"]
     assert warn_permutation_over_memory(block_spec, X, available=40_000) is None
+
+
+def test_data_larger_than_memory_runs_block_shuffle_unless_the_config_insists(tmp_path, monkeypatch):
+    """No `order` in the config and a cache larger than the memory available (faked: 1 kB): the run
+    chooses block-shuffle, says so, and records it; `order: permutation` keeps the permutation (and
+    warns); with enough memory nothing changes."""
+    from lsokl.results import ResultStore
+    from lsokl.runner import resources, run_experiment
+    from lsokl.runner.run import choose_order
+
+    X = np.zeros((1000, 10))
+    spec = load_config(_config(tmp_path)).datasets["checkerboard"]
+    order, line = choose_order(spec, X, available=40_000)
+    assert order == {"block_rows": 65536, "how": "block-shuffle", "chosen": "auto"}
+    assert line.startswith("dataset checkerboard: 0.0 GiB of data") and "block-shuffle chosen" in line
+    assert choose_order(spec, X, available=10**9) is None
+    insisted = load_config(_config(tmp_path, dataset={"order": "permutation"})).datasets["checkerboard"]
+    assert choose_order(insisted, X, available=40_000) is None
+
+    monkeypatch.setattr(resources, "available_memory", lambda: 1000)
+    with pytest.warns(UserWarning, match="block-shuffle chosen"):
+        summary = run_experiment(load_config(_config(tmp_path)), tmp_path / "auto", jobs=1, memory_limit=float("inf"))
+    assert len(summary.notes) == 1 and "block-shuffle chosen" in summary.notes[0]
+    recs = ResultStore(tmp_path / "auto").records()
+    assert len(recs) == 2 and all(r["status"] == "ok" for r in recs)
+    assert all(r["order"] == {"how": "block-shuffle", "block_rows": 65536, "chosen": "auto"} for r in recs)
+
+    with pytest.warns(UserWarning, match="a random permutation"):
+        summary = run_experiment(load_config(_config(tmp_path, {"order": "permutation"})), tmp_path / "kept",
+                                 jobs=1, memory_limit=float("inf"))
+    assert summary.notes == []
+    assert all("order" not in r for r in ResultStore(tmp_path / "kept").records())

@@ -63,7 +63,8 @@ def test_estimates_follow_the_big_arrays():
 
     fogd = registry.create("fogd", "binary", n_fourier=100_000_000)
     parts = default_learner_estimate(fogd, 32_561, 123, 1)
-    assert parts["random features U (d x D = 123 x 100,000,000)"] == 8.0 * 123 * 1e8
+    # drawn, then copied onto an aligned buffer: two d x D arrays at the peak (tests/test_memory_estimates.py)
+    assert parts["random features U (d x D = 123 x 100,000,000) and its aligned copy"] == 2 * 8.0 * 123 * 1e8
     proj = registry.create("projectron", "binary", budget=1000)
     parts = default_learner_estimate(proj, 10_000, 50, 1)
     assert any("B x B" in k and v == 3 * 8.0 * 1000**2 for k, v in parts.items())
@@ -155,3 +156,21 @@ def test_dry_run_shows_the_settings_the_memory_estimate_would_refuse(tmp_path):
     assert "largest memory estimate:" in res.output and "a cell may use 4.0 GiB (--memory-limit)" in res.output
     refused = [line for line in res.output.splitlines() if line.startswith("would not start:")]
     assert len(refused) == 1 and "german (1,000 x 24) fogd[" in refused[0] and "n_fourier=100000000" in refused[0]
+
+
+def test_dry_run_shows_an_estimate_per_setting(tmp_path):
+    """Every distinct setting gets its memory line (permutations share it), with its size and what dominates."""
+    from lsokl.cli import app
+
+    p = cfg(tmp_path, """\
+        permutations: 3
+        datasets: [german]
+        algorithms: {fogd: {n_fourier: [4000, 400]}, bpas: {budget: 100}}
+        """)
+    res = CliRunner(env={"COLUMNS": "300"}).invoke(app, ["run", str(p), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    lines = [line.strip() for line in res.output.splitlines() if line.strip().startswith("memory: german (1,000 x 24)")]
+    assert len(lines) == 3, res.output
+    big = next(line for line in lines if "n_fourier=4000" in line)
+    # 2 x 256 x 4000 x 8 bytes = 15.6 MiB of projection blocks, + U and its copy 2 x 24 x 4000 x 8 = 1.5 MiB
+    assert big.endswith("]: 17.2 MiB (largest: projection blocks (2 x 256 x D), 15.6 MiB)"), big

@@ -30,6 +30,13 @@ class RandomFourier(LowRankApproximation):
         self.gamma = gamma
         self.random_state = random_state
 
+    def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+        """The low-rank parts (lsokl.approx.base) plus the frequencies U (d x k), drawn and copied
+        onto an aligned buffer: two at the peak, large when d is."""
+        return {**super().memory_estimate(n_samples, n_features, n_outputs),
+                f"frequencies U (d x k = {n_features:,} x {int(self.rank):,}) and its aligned copy":
+                    2 * 8.0 * float(n_features) * float(self.rank)}
+
     def _fit(self, X, rng):
         with timed(self.timings_, "factor", self.cpu_timings_):
             source = NumpySource(rng)  # default_rng(Generator) is that generator

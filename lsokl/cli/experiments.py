@@ -92,6 +92,10 @@ def _print_memory(exp, memory_limit, jobs) -> None:
     refused, largest = dry_run_estimates(exp, exp.cells, limit, workers=jobs or default_jobs())
     from rich.markup import escape
 
+    from ..runner.resources import cell_estimates
+
+    for est in cell_estimates(exp, exp.cells):  # one line per setting (its permutations share it)
+        console.print(f"  memory: {escape(est.line())}", highlight=False, soft_wrap=True)
     if largest:
         console.print(f"  {escape(largest)}", highlight=False, soft_wrap=True)
     for line in refused:
@@ -250,6 +254,8 @@ def run(
     ran = sum(summary.ran.values())
     from rich.markup import escape
 
+    for line in summary.notes:  # choices the run made on its own (an order for data larger than memory)
+        console.print(f"[yellow]note:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
     for name, why in summary.missing.items():
         console.print(f"[yellow]missing:[/yellow] dataset {name} skipped, its files are absent ({escape(why)})",
                       highlight=False, soft_wrap=True)  # one line each, however long

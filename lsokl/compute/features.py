@@ -213,7 +213,9 @@ class FourierMap:
 
     @classmethod
     def draw(cls, source, n_features: int, n_components: int, sigma: float) -> "FourierMap":
-        return cls(source.normal(n_features, n_components) / sigma)
+        U = source.normal(n_features, n_components)
+        U /= sigma  # in place: the same numbers, one d x D array less at the peak
+        return cls(U)
 
     @property
     def n_components(self) -> int:

@@ -9,6 +9,14 @@ F64 = 8.0
 BLOCK_ROWS = 256
 
 
+def support_switch_estimate(n_features: int, budget: int) -> dict[str, float]:
+    """The Nystrom switch of NOGD (learners.online.nogd): the B stored vectors (kept column-major)
+    are gathered into a new B x d array, made row-major for the map, which also keeps its transpose:
+    three B x d arrays beside the learner's own store (measured: tests/test_memory_estimates.py)."""
+    return {f"the switch's B x d copies: gathered, row-major, transposed (B = {int(budget):,}, d = {n_features:,})":
+            3 * F64 * float(budget) * float(n_features)}
+
+
 def default_learner_estimate(learner, n_samples: int, n_features: int, n_outputs: int) -> dict[str, float]:
     """The big arrays of a learner that does not declare ``memory_estimate``, from its common parameters."""
     d, m = float(n_features), float(max(n_outputs, 1))
@@ -22,7 +30,8 @@ def default_learner_estimate(learner, n_samples: int, n_features: int, n_outputs
         D = learner.n_fourier
     if D is not None:
         D = float(D)
-        parts[f"random features U (d x D = {n_features:,} x {int(D):,})"] = F64 * d * D
+        # drawn, then copied onto an aligned buffer (compute.features.FourierMap): two at the peak
+        parts[f"random features U (d x D = {n_features:,} x {int(D):,}) and its aligned copy"] = 2 * F64 * d * D
         parts[f"projection blocks (2 x {BLOCK_ROWS} x D)"] = 2 * F64 * BLOCK_ROWS * D
         parts["weights (2D x outputs)"] = F64 * 2 * D * m
         return parts

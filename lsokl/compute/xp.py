@@ -85,6 +85,15 @@ def to_numpy(x) -> np.ndarray:
         return np.asarray(x)
 
 
+def labels_like(labels: np.ndarray, like):
+    """Predicted labels (host numpy, ``classes_``'s dtype) in ``like``'s namespace and on its device,
+    scikit-learn's convention for Array API input. Labels the standard cannot hold (strings,
+    objects) stay numpy."""
+    if is_numpy(like) or np.asarray(labels).dtype.kind not in "biuf":
+        return labels
+    return namespace(like).asarray(np.ascontiguousarray(labels), device=device(like))
+
+
 def float_dtype(xp, name: str):
     """The namespace's float32 / float64 dtype."""
     return getattr(xp, name)

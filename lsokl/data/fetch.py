@@ -295,7 +295,7 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
     if train_meta and train_meta.get("storage_note"):
         storage = "csr"  # the train split was kept sparse (too wide for dense): the test split follows it
     policy = spec.dtype
-    limit, why = streaming.decompressed_bound(s.n, spec.d)
+    limit, why = streaming.decompressed_bound(s.n, spec.d, sum(p.stat().st_size for p, *_ in files))
     t0 = time.perf_counter()
     parsed_info: dict = {}
     permutations = None
@@ -324,6 +324,7 @@ def _build_split(spec: DatasetSpec, split: str, files: list[tuple[Path, str, str
             say(f"{split}: decompressing {size(sum(p.stat().st_size for p, _ in packed))} "
                 f"({', '.join(sorted({k for _, k in packed if k != 'none'}))})")
         plain = []
+        limit, why = streaming.disk_bound(limit, why, workdir)  # the decompressed copies go to workdir
         try:
             for (path, *_), f in zip(files, s.files):
                 plain.append(formats.decompress(path, workdir, opts.get("member"), f.compression,

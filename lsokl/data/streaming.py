@@ -19,9 +19,7 @@ coded columns, row ranges or character repairs (they need the whole column first
 """
 from __future__ import annotations
 
-import bz2
 import errno
-import gzip
 import io
 import lzma
 import os
@@ -49,12 +47,23 @@ MIN_BOUND = 16 << 20
 DTYPES = ("float64", "float32", "auto")
 
 
-def decompressed_bound(n: int | None, d: int | None) -> tuple[int, str]:
-    """The most bytes a split's files may decompress to, and how that bound was derived (for the message)."""
+#: without a declared n and d, an archive may expand to at most this many times its own size (text data
+#: compresses 3-20x; a file expanding 100x more is a bomb or the wrong file)
+MAX_RATIO = 100
+
+
+def decompressed_bound(n: int | None, d: int | None, compressed: int | None = None) -> tuple[int, str]:
+    """The most bytes a split's files may decompress to, and how that bound was derived (for the message).
+    ``compressed``: the files' size on disk; without a declared n and d the bound is :data:`MAX_RATIO` times it
+    (and at most :data:`DEFAULT_DECOMPRESSED_CAP`)."""
     env = os.environ.get("LSOKL_MAX_DECOMPRESSED")
     if env:
         return int(float(env)), "LSOKL_MAX_DECOMPRESSED"
     if n is None or d is None:
+        if compressed is not None and MAX_RATIO * compressed < DEFAULT_DECOMPRESSED_CAP:
+            bound = max(MIN_BOUND, MAX_RATIO * int(compressed))
+            return bound, (f"{MAX_RATIO} times the files' size on disk ({compressed / 2**20:.1f} MiB; the registry "
+                           "declares no n or no d, so the ratio bounds it)")
         return DEFAULT_DECOMPRESSED_CAP, (f"the default cap of {DEFAULT_DECOMPRESSED_CAP / 2**30:g} GiB "
                                           "(the registry declares no n or no d)")
     bound = max(MIN_BOUND, n * (d * BYTES_PER_VALUE + BYTES_PER_ROW))
@@ -77,7 +86,7 @@ class BoundedReader(io.RawIOBase):
         buf = memoryview(buf)[:1 << 20]  # check the bound every MiB, whatever the caller asked for
         try:
             n = self._raw.readinto(buf) if hasattr(self._raw, "readinto") else _readinto(self._raw, buf)
-        except (EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, OSError) as exc:
+        except (EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, OSError, *formats.PARALLEL_ERRORS) as exc:
             if self._kind == "none":
                 raise
             raise DataError(f"{self._path}: corrupt or truncated {self._kind} archive "
@@ -101,6 +110,24 @@ def _readinto(raw, buf) -> int:
     return len(data)
 
 
+#: left free on the disk when a file is decompressed to a temporary copy
+DISK_MARGIN = 256 << 20
+
+
+def disk_bound(limit: int, why: str, folder: Path) -> tuple[int, str]:
+    """``limit`` lowered to the space free in ``folder`` (less :data:`DISK_MARGIN`) when that is smaller: a
+    decompressed copy that cannot fit stops with a message naming the disk instead of filling it."""
+    import shutil
+
+    try:
+        free = shutil.disk_usage(folder).free - DISK_MARGIN
+    except OSError:
+        return limit, why
+    if free >= limit:
+        return limit, why
+    return max(free, 0), f"the free disk space in {folder} ({max(free, 0) / 2**20:,.0f} MiB after a 256 MiB margin)"
+
+
 def open_text_stream(path: Path, limit: int, why: str, member: str | None = None):
     """A buffered binary stream of ``path``'s decompressed bytes (compression from the magic bytes), bounded."""
     kind = formats.detect_compression(path)
@@ -117,7 +144,7 @@ def open_text_stream(path: Path, limit: int, why: str, member: str | None = None
             raise DataError(f"{path}: corrupt or truncated zip archive ({type(exc).__name__}: {exc})") from None
         raw = zf.open(formats.zip_member(zf, path, member))
     else:
-        raw = {"gz": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind](path, "rb")
+        raw = formats.open_archive(path, kind)
     return io.BufferedReader(BoundedReader(raw, limit, why, path, kind), buffer_size=1 << 20)
 
 
@@ -291,13 +318,59 @@ def dense_is_refused(n: int | None, d: int | None) -> str | None:
 
 # --- parsing chunks ---------------------------------------------------------------------------------------------------
 
-def _libsvm_chunks(stream, path: Path, d: int | None):
-    """(X chunk as CSR or dense float64, raw labels) per chunk of a LIBSVM (or label-first dense text) stream."""
+#: a sparse LIBSVM file at least this large (on disk) is parsed by worker processes, chunk by chunk, in order
+PARALLEL_PARSE_BYTES = 16 << 20
+
+
+def parse_workers() -> int:
+    """Processes that parse one file's chunks: ``LSOKL_PARSE_WORKERS``, else the CPUs this process may use."""
+    env = os.environ.get("LSOKL_PARSE_WORKERS")
+    if env:
+        return max(1, int(env))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _parse_libsvm_chunk(chunk: bytes, path: Path, d: int | None, lineno: int):
+    """One chunk of sparse LIBSVM lines -> (CSR float64 with sorted indices, raw labels); a worker's task."""
     from sklearn.datasets import load_svmlight_file
 
+    try:
+        X, y = load_svmlight_file(io.BytesIO(chunk), n_features=d, dtype=np.float64, zero_based=False)
+    except ValueError as exc:
+        where = formats.find_libsvm_error_in(chunk.splitlines(keepends=True), path, d, lineno)
+        raise DataError(where or f"{path}: not a valid LIBSVM file ({exc}) in lines from {lineno}") from None
+    X = X.tocsr()
+    X.sort_indices()
+    return X, y
+
+
+def _parsed_in_order(chunks, path: Path, d: int | None, workers: int):
+    """(X, y) of each (lineno, chunk), parsed by ``workers`` processes (spawned: the decompressing threads make
+    fork unsafe), at most 2 x workers chunks in flight so memory stays flat, yielded in the file's order."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+    from collections import deque
+
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+        pending: deque = deque()
+        for lineno, chunk in chunks:
+            pending.append(pool.submit(_parse_libsvm_chunk, chunk, path, d, lineno))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _libsvm_chunks(stream, path: Path, d: int | None, workers: int = 1):
+    """(X chunk as CSR or dense float64, raw labels) per chunk of a LIBSVM (or label-first dense text) stream.
+    ``workers`` > 1: sparse chunks are parsed by that many processes (:func:`_parsed_in_order`)."""
     dense_text = None
     rows = 0
-    for lineno, chunk in line_chunks(stream):
+    lines = line_chunks(stream)
+    for lineno, chunk in lines:
         if dense_text is None:
             first = _first_data_line(chunk)
             if first is None:  # only comments and blank lines so far
@@ -306,15 +379,19 @@ def _libsvm_chunks(stream, path: Path, d: int | None):
             dense_text = len(tokens) > 1 and b":" not in tokens[1]
         if dense_text:
             X, y = _dense_text_chunk(chunk, path, d, lineno)
-        else:
-            try:
-                X, y = load_svmlight_file(io.BytesIO(chunk), n_features=d, dtype=np.float64, zero_based=False)
-            except ValueError as exc:
-                where = formats.find_libsvm_error_in(chunk.splitlines(keepends=True), path, d, lineno)
-                raise DataError(where or f"{path}: not a valid LIBSVM file ({exc}) in lines from {lineno}") from None
-            X = X.tocsr()
-            X.sort_indices()
-            formats.check_finite(X, path, rows)
+            rows += X.shape[0]
+            yield X, y
+            continue
+        if workers > 1:  # this chunk and the rest of the file, in worker processes
+            import itertools
+
+            for X, y in _parsed_in_order(itertools.chain([(lineno, chunk)], lines), path, d, workers):
+                formats.check_finite(X, path, rows)
+                rows += X.shape[0]
+                yield X, y
+            break
+        X, y = _parse_libsvm_chunk(chunk, path, d, lineno)
+        formats.check_finite(X, path, rows)
         rows += X.shape[0]
         yield X, y
     if dense_text is None:
@@ -425,17 +502,19 @@ def parse_split(fmt: str, paths: list[Path], folder: Path, *, d: int | None, n: 
     writer = CsrWriter(folder, d, policy) if stored == "csr" else DenseWriter(folder, d, policy)
     # `rows: [start, stop]`: a row range of the file (e.g. the first 2M rows of mnist8m); reading stops at `stop`
     start, stop = opts.get("rows") or (0, None)
+    on_disk = sum(Path(p).stat().st_size for p in paths)
     if stop is not None:
-        limit, why = decompressed_bound(stop, d)
+        limit, why = decompressed_bound(stop, d, on_disk)
     else:
-        limit, why = decompressed_bound(n, d)
+        limit, why = decompressed_bound(n, d, on_disk)
     ys = []
     seen = 0
     try:
         produced = 0
         for path in paths:
             with open_text_stream(path, max(1, limit - produced), why, opts.get("member")) as stream:
-                chunks = (_libsvm_chunks(stream, path, d) if fmt == "libsvm"
+                workers = parse_workers() if Path(path).stat().st_size >= PARALLEL_PARSE_BYTES else 1
+                chunks = (_libsvm_chunks(stream, path, d, workers) if fmt == "libsvm"
                           else _csv_chunks(stream, path, d, opts, stored))
                 for X, y in chunks:
                     if stored == "dense" and X.shape[1] != d:

@@ -47,6 +47,7 @@ def build_report(results: str | Path, out: str | Path | None = None, *, paper: s
     missing = _missing(results)
     note = ("\n\nNot run, dataset files absent (see missing.md): " + ", ".join(missing) + "\n"
             if missing else "")
+    note += _model_form_note(records)
     (out / "missing.md").unlink(missing_ok=True)
     if missing:
         rep.files.append(_write(out / "missing.md", "# Datasets not run: files absent\n\n" + "".join(
@@ -79,6 +80,17 @@ def _missing(results: Path) -> dict:
 
     path = results / "missing.json"
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _model_form_note(records: list[dict]) -> str:
+    """A line per (algorithm, dataset) whose model form was chosen by size (DSG's
+    ``max_blocks: auto`` above its row limit runs the bounded form): the tables say so."""
+    forms = {}
+    for r in records:
+        form = (r.get("holdout") or {}).get("model_form")
+        if form and form.startswith("bounded (max_blocks: auto"):
+            forms.setdefault((str(r.get("algorithm")), str(r.get("dataset"))), form)
+    return "".join(f"\n\nModel form chosen by size: {a} on {d}: {f}." for (a, d), f in sorted(forms.items()))
 
 
 def _write(path: Path, text: str) -> Path:

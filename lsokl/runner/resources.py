@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 
 from ..compute.memory import BLOCK_ROWS, F64, default_learner_estimate  # noqa: F401 (re-exported)
 from ..config import DEFAULT_MAX_CELLS, grid_too_large, settings_count  # noqa: F401  (the config layer counts)
@@ -149,59 +150,99 @@ def screen_memory(work: list, data: dict, protocol, limit: float | None, workers
     return keep, refused
 
 
-def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) -> tuple[list[str], str | None]:
-    """For ``--dry-run``: (one line per setting that would be refused, a line on the largest estimate), from the
-    registry's declared shapes (n of the train split, or train + test for ``split: all``; ``max_samples``; d).
-    Settings of datasets without a declared shape (built-in generators, ``d: null``) are not estimated here; the
-    run estimates them from the loaded arrays."""
+@dataclass(frozen=True)
+class CellEstimate:
+    """One setting's memory estimate for ``--dry-run``: ``parts`` (name -> bytes) from the registry's declared
+    shape ``n`` x ``d``, or ``why`` there is none before the data is loaded."""
+
+    dataset: str
+    setting: str
+    n: int | None = None
+    d: int | None = None
+    parts: dict | None = None
+    why: str | None = None
+
+    @property
+    def total(self) -> float | None:
+        return None if self.parts is None else float(sum(self.parts.values()))
+
+    def line(self) -> str:
+        """``dataset (n x d) setting: 1.2 GiB (largest: ...)``, or why no estimate is shown."""
+        if self.parts is None:
+            return f"{self.dataset} {self.setting}: no estimate before loading ({self.why})"
+        biggest = max(self.parts, key=self.parts.get) if self.parts else "-"
+        return (f"{self.dataset} ({self.n:,} x {self.d:,}) {self.setting}: {gib(self.total)}"
+                + (f" (largest: {biggest}, {gib(self.parts[biggest])})" if self.parts else ""))
+
+
+def cell_estimates(exp, cells) -> list[CellEstimate]:
+    """The memory estimate of every distinct setting of ``cells`` (one per dataset, learner, task, parameters; the
+    permutations of a setting share it), from the registry's declared shapes (n of the train split, or train +
+    test for ``split: all``; ``max_samples``; d) or, for a built-in generator drawn afresh, the config's n and the
+    width of two drawn rows. What ``--dry-run`` prints per cell."""
     from ..data import registry
     from ..errors import LsoklError
     from ..learners import registry as learners
     from . import protocols
 
-    how = "--memory-limit"
-    if limit is None:
-        limit, how = default_limit(workers)
     try:
         specs = registry.specs()
         protocol = protocols.get(getattr(exp, "protocol", protocols.DEFAULT))
-    except LsoklError:
-        return [], None
-    refused, largest, seen = [], None, set()
-    widths: dict = {}
+    except LsoklError as exc:
+        return [CellEstimate(c.dataset, c.setting(), why=str(exc)) for c in cells]
+    out, seen, widths = [], set(), {}
     for c in cells:
         key = (c.dataset, c.learner, c.task, c.params)
-        spec = specs.get(c.dataset)
-        draws = dict(dict(c.protocol_options).get("draws") or ())
         if key in seen:
             continue
+        seen.add(key)
+        spec = specs.get(c.dataset)
+        draws = dict(dict(c.protocol_options).get("draws") or ())
         if draws:  # a built-in generator drawn afresh: n from the config, d from two drawn rows
             if c.dataset not in widths:
                 widths[c.dataset] = _generator_width(c.dataset)
             n, d, m = int(draws["n_train"]), widths[c.dataset], 1
             if d is None:
+                out.append(CellEstimate(c.dataset, c.setting(), why="the generator's width is unknown"))
                 continue
         elif spec is None or spec.d is None or spec.splits["train"].n is None:
+            out.append(CellEstimate(c.dataset, c.setting(), why="the registry declares no n or no d; the run "
+                                    "estimates it from the loaded arrays"))
             continue
         else:
             n, d = spec.splits["train"].n, spec.d
             if c.split in ("all", "test") and "test" in spec.splits and spec.splits["test"].n:
                 n = spec.splits["test"].n + (n if c.split == "all" else 0)
             m = (spec.classes or 1) if c.task == "multiclass" else 1
-        seen.add(key)
         if c.max_samples:
             n = min(n, c.max_samples)
         try:
             parts = cell_memory(learners.create(c.learner, c.task, **dict(c.params)), n, d, m, protocol,
                                 {**dict(c.protocol_options), "learner": c.learner, "task": c.task})
-        except Exception:  # noqa: BLE001 - the run reports a learner that cannot be built
+        except Exception as exc:  # noqa: BLE001 - the run reports a learner that cannot be built
+            out.append(CellEstimate(c.dataset, c.setting(), n, d, why=f"the learner cannot be built: {exc}"))
             continue
-        total = sum(parts.values())
+        out.append(CellEstimate(c.dataset, c.setting(), n, d, parts))
+    return out
+
+
+def dry_run_estimates(exp, cells, limit: float | None = None, workers: int = 1) -> tuple[list[str], str | None]:
+    """For ``--dry-run``: (one line per setting that would be refused, a line on the largest estimate), from
+    :func:`cell_estimates`. Settings without a declared shape are not estimated here; the run estimates them from
+    the loaded arrays."""
+    how = "--memory-limit"
+    if limit is None:
+        limit, how = default_limit(workers)
+    refused, largest = [], None
+    for est in cell_estimates(exp, cells):
+        if est.parts is None:
+            continue
+        total = est.total
         if largest is None or total > largest[0]:
-            largest = (total, c.dataset, c.setting())
-        why = None if limit is None or math.isinf(limit) else too_much_memory(parts, limit, how)
+            largest = (total, est.dataset, est.setting)
+        why = None if limit is None or math.isinf(limit) else too_much_memory(est.parts, limit, how)
         if why:
-            refused.append(f"{c.dataset} ({n:,} x {d:,}) {c.setting()}: {why}")
+            refused.append(f"{est.dataset} ({est.n:,} x {est.d:,}) {est.setting}: {why}")
     summary = None
     if largest is not None:
         summary = (f"largest memory estimate: {gib(largest[0])} ({largest[1]} {largest[2]}); a cell may use "

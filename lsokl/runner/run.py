@@ -29,6 +29,7 @@ class Summary:
     kept_failed: Counter = field(default_factory=Counter)  # earlier failures not retried
     failures: list[dict] = field(default_factory=list)  # records not ok (this run and kept)
     missing: dict = field(default_factory=dict)  # dataset -> why its files are absent (cells skipped)
+    notes: list[str] = field(default_factory=list)  # choices the run made on its own (e.g. an order), said once
 
     @property
     def failed(self) -> int:
@@ -85,14 +86,44 @@ def warn_permutation_over_memory(spec: DatasetSpec, X, available: int | None = N
 
     from .seeds import permutation_exceeds_memory
 
-    if getattr(spec, "order", ()):
-        return None
-    nbytes = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) if sp.issparse(X) else int(X.nbytes)
+    if getattr(spec, "order", ()) or not getattr(spec, "order_given", True):
+        return None  # block-shuffle; or no `order` in the config: the runner chooses (choose_order)
+    nbytes = _data_bytes(X)
     message = permutation_exceeds_memory(nbytes, available)
     if message:
         message = f"dataset {spec.name}: {message}"
         warnings.warn(message, UserWarning, stacklevel=2)
     return message
+
+
+def _data_bytes(X) -> int:
+    import scipy.sparse as sp
+
+    return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) if sp.issparse(X) else int(X.nbytes)
+
+
+def choose_order(spec: DatasetSpec, X, available: int | None = None) -> tuple[dict, str] | None:
+    """The stream order the runner picks for a dataset whose config says no ``order``: when its rows
+    (``X``, a memory map of the cache) are larger than the memory available now, a random permutation
+    would read a random page for nearly every row, so ``block-shuffle`` (whole blocks of rows, read in
+    one stretch, in a seeded random order) is chosen. Returns (the cells' ``order``, the sentence the
+    run prints) or None (a permutation, or the config's own order)."""
+    from ..protocol_options import DEFAULT_BLOCK_ROWS
+    from .seeds import permutation_exceeds_memory
+
+    if spec.order or spec.order_given or spec.permutation_source == "authors":
+        return None
+    nbytes = _data_bytes(X)
+    if permutation_exceeds_memory(nbytes, available) is None:
+        return None
+    if available is None:
+        from .resources import available_memory
+
+        available = available_memory()
+    order = {"block_rows": DEFAULT_BLOCK_ROWS, "how": "block-shuffle", "chosen": "auto"}
+    return order, (f"dataset {spec.name}: {nbytes / 2**30:.1f} GiB of data, {available / 2**30:.1f} GiB of memory "
+                   f"available: order block-shuffle chosen (blocks of {DEFAULT_BLOCK_ROWS} rows in a seeded random "
+                   "order; `order: permutation` in the config keeps a random permutation)")
 
 
 MISSING_FILE = "missing.json"
@@ -146,11 +177,14 @@ def dataset_settings(ds) -> str | None:
     return registry.specs()[name].settings_hash if name else None
 
 
-def cell_spec(cell: Cell, ds, version: str) -> dict:
+def cell_spec(cell: Cell, ds, version: str, order: dict | None = None) -> dict:
     """A cell's spec (its hash is the record key): the config's settings, the data files' hash and,
     for a registered dataset, the hash of its parse/scale settings, so a record made from another
-    reading of the same file is never reused."""
+    reading of the same file is never reused. ``order``: the order the runner chose for data larger
+    than memory (:func:`choose_order`; a different order is a different cell)."""
     spec = cell.spec(dataset_hash(ds), version)
+    if order is not None and not spec.get("order"):
+        spec["order"] = dict(order)
     settings = dataset_settings(ds)
     if settings is not None:
         spec["dataset_settings"] = settings
@@ -203,6 +237,7 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
 
     protocol = get_protocol(exp.protocol)
     loaded, prepared, missing = {}, {}, {}
+    auto_orders, notes = {}, []  # dataset -> the order chosen for data larger than memory (choose_order)
     for name in dict.fromkeys(c.dataset for c in cells):
         spec = exp.datasets[name]
         try:
@@ -221,10 +256,17 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
                 raise DataError(f"dataset {name}: the authors' matrix has {ds.permutations.shape[0]} "
                                 f"permutations, the config asks for {need}")
         loaded[name], prepared[name] = ds, prep
+        chosen = choose_order(spec, ds.X)
+        if chosen is not None:
+            auto_orders[name] = chosen[0]
+            notes.append(chosen[1])
+            import warnings
+
+            warnings.warn(chosen[1], UserWarning, stacklevel=2)
 
     write_missing(store.root, {n: {"message": m, "cells": sum(c.dataset == n for c in cells)}
                                for n, m in missing.items()})
-    summary = Summary(selected=0, missing=missing)
+    summary = Summary(selected=0, missing=missing, notes=notes)
     clear_missing(store.root, loaded)  # a dataset that loads now is no longer missing
     data = {name: prep.arrays() for name, prep in prepared.items()}
     # what a Dask worker opens instead of receiving the arrays (lsokl.runner.bypath)
@@ -272,7 +314,7 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
 
     def plan(cell: Cell, dkey: str, **job_extra) -> tuple[Job, str] | None:
         """The job of a cell that must run now (None: finished earlier, kept failed, or a repeat)."""
-        spec = cell_spec(cell, loaded[cell.dataset], version)
+        spec = cell_spec(cell, loaded[cell.dataset], version, auto_orders.get(cell.dataset))
         key = stable_hash(spec)
         if key in seen:  # the same setting listed twice (e.g. two labels, same learner and params)
             return None
@@ -338,9 +380,10 @@ def _run_locked(exp, store, cells, *, datasets, jobs, backend, scheduler, force,
         for cell, dkey in pending:
             inner = selection.inner_cells(cell)
             ds = loaded[cell.dataset]
-            recs = [store.read(cell_key(ic, ds, version)) for ic, _ in inner]
+            order = auto_orders.get(cell.dataset)
+            recs = [store.read(stable_hash(cell_spec(ic, ds, version, order))) for ic, _ in inner]
             chosen, summary_sel = selection.choose(cell, inner, recs)
-            spec = cell_spec(cell, ds, version)
+            spec = cell_spec(cell, ds, version, order)
             key = stable_hash(spec)
             entropy = tuple(int(x) for x in learner_seed(cell.seed, cell.dataset, cell.learner,
                                                           cell.permutation).entropy)

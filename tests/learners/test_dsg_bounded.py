@@ -135,3 +135,89 @@ def test_bounded_pass_cpu_time_2n_at_most_2_3x_n():
     t1 = min(_pass(20000, 10)[1] for _ in range(3))
     t2 = min(_pass(40000, 10)[1] for _ in range(3))
     assert t2 <= 2.3 * t1, (t1, t2)
+
+
+# ---------------------------------------------------------------- max_blocks="auto" (the default)
+def test_auto_small_fit_is_the_growing_form(monkeypatch):
+    """At most AUTO_ROWS training rows: the default fits the same model as max_blocks=None."""
+    from lsokl.learners.stochastic import dsg as dsg_mod
+
+    monkeypatch.setattr(dsg_mod, "AUTO_ROWS", 1000)
+    X = np.random.default_rng(4).normal(size=(600, 5))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    kw = dict(sigma=2.0, batch_size=16, block_features=8, random_state=0, dtype="float64")
+    auto = DSG(**kw).fit(X, y)
+    grow = DSG(**kw, max_blocks=None).fit(X, y)
+    assert auto.max_blocks_ is None and auto.model_form_.startswith("growing (max_blocks: auto")
+    assert auto.n_blocks_ == grow.n_blocks_ == 38
+    assert np.array_equal(auto.coef_, grow.coef_)
+
+
+def test_auto_large_fit_is_bounded_and_says_so(monkeypatch):
+    """Above AUTO_ROWS: ceil(AUTO_FEATURES / block width) blocks, said in model_form_."""
+    from lsokl.learners.stochastic import dsg as dsg_mod
+
+    monkeypatch.setattr(dsg_mod, "AUTO_ROWS", 500)
+    monkeypatch.setattr(dsg_mod, "AUTO_FEATURES", 20)
+    X = np.random.default_rng(5).normal(size=(800, 5))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    m = DSG(sigma=2.0, batch_size=16, block_features=8, random_state=0).fit(X, y)
+    assert m.max_blocks_ == 3 and m.n_blocks_ == 3  # ceil(20 / 8)
+    assert m.model_form_.startswith("bounded (max_blocks: auto, 800 training rows > 500: 3 blocks")
+    assert DSG(max_blocks=None).fit(X, y).model_form_.startswith("growing (max_blocks: null")
+
+
+def test_auto_max_blocks_is_the_only_string_accepted():
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="'max_blocks' parameter of DSG must be an int .* or None or 'auto'"):
+        DSG(max_blocks="big").fit(X, [1, -1, 1, -1])
+
+
+def test_default_pass_cpu_time_doubles_when_rows_double(monkeypatch):
+    """The default (max_blocks="auto") on data above its row limit: CPU time for 2n rows stays
+    near 2x the time for n (the growing form's is ~4x). The limits are lowered so the pass takes
+    seconds; process time, best of 3."""
+    from lsokl.learners.stochastic import dsg as dsg_mod
+
+    monkeypatch.setattr(dsg_mod, "AUTO_ROWS", 5000)
+    monkeypatch.setattr(dsg_mod, "AUTO_FEATURES", 640)  # 10 blocks of 64
+
+    def run(n):
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(n, 20)).astype(np.float32)
+        y = np.where(X[:, 0] > 0, 1.0, -1.0)
+        m = DSG(sigma=3.0, batch_size=32, block_features=64, random_state=0)
+        t = time.process_time()
+        m.fit(X, y)
+        return time.process_time() - t, m
+
+    run(6000)  # warm up
+    t1 = min(run(20000)[0] for _ in range(3))
+    t2, m = min((run(40000) for _ in range(3)), key=lambda tm: tm[0])
+    assert m.max_blocks_ == 10
+    assert t2 <= 2.3 * t1, (t1, t2)
+
+
+def test_memory_estimate_counts_the_frequencies_the_bounded_form_keeps(monkeypatch):
+    """The bounded form keeps every block's W and c (blocks x r x (d + 1) numbers, float32 by default): part
+    of its estimate above AUTO_ROWS, absent below it (the growing form regenerates them)."""
+    from lsokl.learners.stochastic import dsg as dsg_mod
+
+    m = DSG(block_features=64)
+    big = m.memory_estimate(dsg_mod.AUTO_ROWS + 1, 1000)
+    assert big["kept frequencies W, c (256 blocks x 64 x (d + 1))"] == 4.0 * 256 * 64 * 1001
+    assert not any(k.startswith("kept frequencies") for k in m.memory_estimate(dsg_mod.AUTO_ROWS, 1000))
+    assert DSG(max_blocks=5, dtype="float64").memory_estimate(100, 10)[
+        "kept frequencies W, c (5 blocks x 64 x (d + 1))"] == 8.0 * 5 * 64 * 11
+
+
+def test_report_says_when_the_size_chose_the_bounded_form():
+    from lsokl.report import _model_form_note
+
+    form = "bounded (max_blocks: auto, 464810 training rows > 100000: 256 blocks = 16384 features, linear in n)"
+    recs = [{"algorithm": "dsg", "dataset": "covtype", "holdout": {"model_form": form}},
+            {"algorithm": "dsg", "dataset": "covtype", "holdout": {"model_form": form}},
+            {"algorithm": "dsg", "dataset": "a9a", "holdout": {"model_form": "growing (max_blocks: auto, 32561 "
+                                                                            "training rows <= 100000)"}},
+            {"algorithm": "norma", "dataset": "a9a", "holdout": {}}]
+    assert _model_form_note(recs) == f"\n\nModel form chosen by size: dsg on covtype: {form}."

@@ -195,6 +195,14 @@ class NOGD(SupportVectorLearner):
                              f"{self.budget}. The Nystrom map has at most budget eigenpairs.")
         return k
 
+    def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+        """The budgeted learner's parts (lsokl.compute.memory) plus the switch's copies of the B
+        stored vectors (the Nystrom map keeps them and their transpose)."""
+        from ...compute.memory import default_learner_estimate, support_switch_estimate
+
+        return {**default_learner_estimate(self, n_samples, n_features, n_outputs),
+                **support_switch_estimate(n_features, int(self.budget))}
+
     def _allocate(self, n_features, capacity, source):
         self.rank_  # validates rank against budget before any work
         self._allocate_support(n_features, capacity)

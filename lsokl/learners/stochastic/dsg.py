@@ -49,8 +49,16 @@ where Delta_t is the step's new-block value computed on block j's features (plai
 ``precond``), as the GPU code's W_c += Delta - eps wc W_c with every other block decayed. The
 model then has at most ``max_blocks`` x r features, their W and c are kept (max_blocks r (d + 1)
 numbers), and the training rows are scored by the model directly (at most ``max_blocks`` blocks
-per row), so a pass costs n max_blocks r d: **linear in n**. ``max_blocks=None`` (default) is the
-growing form of the paper's Alg. 1 that the Adult reproduction runs. ``feature_rows_`` counts the
+per row), so a pass costs n max_blocks r d: **linear in n**. ``max_blocks=None`` is the growing
+form of the paper's Alg. 1, a pass of n^2 r d / (2b): quadratic in n.
+
+**Default** ``max_blocks="auto"``: the growing form up to :data:`AUTO_ROWS` training rows (every
+shipped reproduction: Adult, cpusmall, ...; the same model and the same numbers as
+``max_blocks=None``), the bounded form above it with ``ceil(AUTO_FEATURES / block width)`` blocks
+(16,384 random features; the GPU code keeps 5,120 on MNIST8M and 163,840 on CIFAR10), so a pass
+over a large file costs n x 16,384 x d, linear in n. The choice is kept in ``max_blocks_`` (None:
+growing) and said in ``model_form_``, which the runner writes into the cell's record. ``partial_fit``
+does not know the training size: "auto" grows there (set ``max_blocks`` to bound it). ``feature_rows_`` counts the
 (row, block) feature evaluations of the last training pass (the work measure of the tests).
 
 Speed: ``fit`` / ``fit_curve`` use the running-score driver of :mod:`minibatch`: every block is
@@ -74,7 +82,25 @@ from ...compute.params import NON_NEGATIVE, POSITIVE, Num, OneOf, Seed
 from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace, to_numpy
 
 FORMS = ("paper", "matlab", "gpu")
+#: ``max_blocks="auto"``: above this many training rows in one fit, the bounded form
+AUTO_ROWS = 100_000
+#: ``max_blocks="auto"`` above :data:`AUTO_ROWS`: blocks of ``ceil(AUTO_FEATURES / block width)``
+AUTO_FEATURES = 16_384
 TWO_PI = 2.0 * math.pi
+
+
+class MaxBlocks:
+    """``max_blocks``: ``"auto"``, None or an int >= 1."""
+
+    _num = Num(1, math.inf, "left", integer=True, allow_none=True)
+
+    def check(self, owner: str, name: str, value) -> None:
+        if isinstance(value, str) and value == "auto":
+            return
+        try:
+            self._num.check(owner, name, value)
+        except ValueError as e:
+            raise ValueError(str(e).replace("or None.", "or None or 'auto'.")) from None
 
 
 def block_seed_sequence(base: np.random.SeedSequence, j: int) -> np.random.SeedSequence:
@@ -169,9 +195,10 @@ class DSG(BlockModel):
     cache_features : keep each block's W and c instead of regenerating them (same predictions).
     dtype : ``"float32"`` (default; see the module docstring for what is float32) or ``"float64"``.
     random_state : base seed of the blocks (None: drawn once at fit time and kept in ``seed_``).
-    max_blocks : None (default: one new block per step, the paper's growing model) or the most
-        blocks kept; after that each step refines a uniformly random existing block (the GPU code,
-        spec section 4; a pass is then linear in n).
+    max_blocks : ``"auto"`` (default: the growing form up to ``AUTO_ROWS`` = 100,000 training
+        rows, the bounded form with 16,384 features above), None (one new block per step, the
+        paper's growing model, at any size) or the most blocks kept; after that each step refines
+        a uniformly random existing block (the GPU code, spec section 4; a pass is then linear in n).
     """
 
     name = "dsg"
@@ -191,15 +218,14 @@ class DSG(BlockModel):
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
                "precond_eps": Num(0, math.inf, "left", allow_none=True),
                "cache_features": OneOf((False, True)), "dtype": OneOf(("float32", "float64")),
-               "random_state": Seed(), "max_blocks": Num(1, math.inf, "left", integer=True,
-                                                         allow_none=True)}
+               "random_state": Seed(), "max_blocks": MaxBlocks()}
 
     def __init__(self, *, loss: str = "hinge", sigma: float | str = "scale", nu: float = 1e-5,
                  batch_size: int = 64, block_features: int = 64, schedule: str = "inv_sqrt",
                  theta: float = 30.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
                  cache_features: bool = False, dtype: str = "float32", random_state=None,
-                 max_blocks: int | None = None):
+                 max_blocks: int | str | None = "auto"):
         self.loss = loss
         self.sigma = sigma
         self.nu = nu
@@ -238,20 +264,49 @@ class DSG(BlockModel):
             self.seed_ = rs
         else:
             self.seed_ = np.random.SeedSequence(rs)
+        self.max_blocks_, self.model_form_ = self._resolve_max_blocks(n_total)
         capacity = 16 if n_total is None else -(-int(n_total) // int(self.batch_size))
-        if self.max_blocks is not None:
-            capacity = min(capacity, int(self.max_blocks))
+        if self.max_blocks_ is not None:
+            capacity = min(capacity, int(self.max_blocks_))
         like = getattr(self, "_like", None)
         shape = (max(capacity, 1), self.block_width, n_outputs)
         self.coef_ = np.zeros(shape) if like is None else \
             namespace(like).zeros(shape, dtype=namespace(like).float64, device=device(like))
         self.n_blocks_ = 0
         # the bounded form keeps its (at most max_blocks) blocks' W and c: it scores every batch
-        self.cache_ = {} if self.cache_features or self.max_blocks is not None else None
+        self.cache_ = {} if self.cache_features or self.max_blocks_ is not None else None
         # which block a refining step picks: its own stream, spawn key (..., 0) (blocks are 1-based)
         self.refine_rng_ = np.random.Generator(np.random.PCG64(block_seed_sequence(self.seed_, 0)))
         self.feature_rows_ = 0
         self._last = None
+
+    def _resolve_max_blocks(self, n_total):
+        """(max_blocks_, model_form_): the blocks kept (None: the growing form) and a sentence
+        saying which form this fit runs and why."""
+        mb = self.max_blocks
+        if mb is None:
+            return None, "growing (max_blocks: null, quadratic in n)"
+        if not isinstance(mb, str):
+            return int(mb), f"bounded (max_blocks: {int(mb)}, linear in n)"
+        if n_total is None or int(n_total) <= AUTO_ROWS:
+            return None, f"growing (max_blocks: auto, {'unknown' if n_total is None else int(n_total)} " \
+                         f"training rows <= {AUTO_ROWS})"
+        blocks = max(1, -(-AUTO_FEATURES // self.block_width))
+        return blocks, (f"bounded (max_blocks: auto, {int(n_total)} training rows > {AUTO_ROWS}: "
+                        f"{blocks} blocks = {blocks * self.block_width} features, linear in n)")
+
+    def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
+        """The mini-batch parts (lsokl.learners.stochastic.minibatch) plus the frequencies the bounded form
+        (``max_blocks``, or "auto" above AUTO_ROWS) or ``cache_features`` keeps: blocks x r x (d + 1) numbers."""
+        parts = super().memory_estimate(n_samples, n_features, n_outputs)
+        kept, _ = self._resolve_max_blocks(n_samples)
+        if self.cache_features:
+            kept = -(-int(n_samples) // int(self.batch_size)) if kept is None else kept
+        if kept is not None:
+            size = 4.0 if self.dtype == "float32" else 8.0
+            parts[f"kept frequencies W, c ({kept:,} blocks x {int(self.block_features):,} x (d + 1))"] = \
+                size * kept * float(self.block_features) * (float(n_features) + 1)
+        return parts
 
     def _block(self, j: int):
         """(W, c) of block j (1-based), from the cache or regenerated."""
@@ -316,7 +371,7 @@ class DSG(BlockModel):
     def _target_block(self, t: int) -> int:
         """The block step t writes (1-based): a new block t while the model grows, else a uniformly
         random existing one (bounded form, after ``max_blocks`` blocks)."""
-        if self.max_blocks is None or self.n_blocks_ < int(self.max_blocks):
+        if self.max_blocks_ is None or self.n_blocks_ < int(self.max_blocks_):
             return self.n_blocks_ + 1
         return int(self.refine_rng_.integers(1, self.n_blocks_ + 1))
 
@@ -419,7 +474,7 @@ class DSG(BlockModel):
         """The growing form: the running-score driver of :class:`BlockModel` (quadratic in n, in
         large GEMMs). The bounded form: every batch is scored by the model (at most
         ``max_blocks`` blocks), the test rows by running scores; linear in n."""
-        if self.max_blocks is None:
+        if self.max_blocks_ is None:
             n_stream = len(order)
             out = super()._train(X, order, Y, X_test, y_test, ckpts)
             # (row, block) evaluations of the running-score driver: each step's block on its
@@ -498,7 +553,7 @@ class MulticlassDSG(DSG):
                  theta: float = 20.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
                  cache_features: bool = False, dtype: str = "float32", random_state=None,
-                 max_blocks: int | None = None):
+                 max_blocks: int | str | None = "auto"):
         super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
                          block_features=block_features, schedule=schedule, theta=theta, t0=t0,
                          eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,
@@ -527,7 +582,7 @@ class RegressionDSG(DSG):
                  theta: float = 1.0, t0: float = 0.0, eta1: float = 1e-4, form: str = "paper",
                  precond: bool = False, precond_eps: float | None = None,
                  cache_features: bool = False, dtype: str = "float32", random_state=None,
-                 target_offset: str = "none", max_blocks: int | None = None):
+                 target_offset: str = "none", max_blocks: int | str | None = "auto"):
         super().__init__(loss=loss, sigma=sigma, nu=nu, batch_size=batch_size,
                          block_features=block_features, schedule=schedule, theta=theta, t0=t0,
                          eta1=eta1, form=form, precond=precond, precond_eps=precond_eps,

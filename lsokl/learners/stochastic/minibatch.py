@@ -39,7 +39,8 @@ from ...compute.params import Num
 from ...compute.params import check_width_for_data
 from ...compute.validation import (check_order, check_row_norms, check_sparse, max_row_sqnorm,
                                    validate, warn_if_not_finite)
-from ...compute.xp import asarray, device, float_dtype, is_numpy, namespace, take_rows, to_numpy  # noqa: F401
+from ...compute.xp import (asarray, device, float_dtype, is_numpy, labels_like, namespace, take_rows,  # noqa: F401
+                           to_numpy)
 
 SCHEDULES = ("inv_t", "inv_sqrt", "const", "matlab")
 BATCH = Num(1, math.inf, "left", integer=True)
@@ -360,27 +361,26 @@ class MinibatchLearner(BaseEstimator):
         return S
 
     def predict(self, X) -> np.ndarray:
-        """Labels (numpy, ``classes_``'s dtype; for an Array API input too) or regression values
-        (in X's namespace)."""
+        """Labels (``classes_``'s dtype) or regression values, in X's namespace and on its device
+        (scikit-learn's convention for Array API input; string labels stay numpy)."""
         if self.task == "regression":
             return self._decision(X)
         S = self._host_decision(X)
-        if self.task == "regression":
-            return S
         if self.task == "binary":
-            if len(self.classes_) == 1:
-                return np.repeat(self.classes_, len(S))
-            return self.classes_[(S > 0).astype(int)]
-        if S.ndim == 1:  # one class seen: every row is that class
-            return np.repeat(self.classes_, len(S))
-        return self.classes_[np.argmax(S, axis=1)]
+            labels = (np.repeat(self.classes_, len(S)) if len(self.classes_) == 1
+                      else self.classes_[(S > 0).astype(int)])
+        elif S.ndim == 1:  # one class seen: every row is that class
+            labels = np.repeat(self.classes_, len(S))
+        else:
+            labels = self.classes_[np.argmax(S, axis=1)]
+        return labels_like(labels, X)
 
     def score(self, X, y) -> float:
         if self.task == "regression":
             from sklearn.metrics import r2_score
 
-            return float(r2_score(y, self.predict(X)))
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+            return float(r2_score(to_numpy(y), to_numpy(self.predict(X))))
+        return float(np.mean(to_numpy(self.predict(X)) == to_numpy(y)))
 
     def _dtype(self):
         return np.float32 if getattr(self, "dtype", "float64") == "float32" else np.float64

@@ -412,6 +412,8 @@ def evaluate(job, learner, data, *, trace, train_time: float, n_train: int, epoc
         fields["holdout"]["threshold_search"] = learner.threshold_search_
     if getattr(learner, "test_curve_", None) is not None:
         fields["holdout"]["test_curve"] = learner.test_curve_
+    if getattr(learner, "model_form_", None) is not None:  # e.g. DSG's max_blocks="auto": which form ran
+        fields["holdout"]["model_form"] = learner.model_form_
     if task == "regression" and trace is not None:
         fields["squared_loss"] = None  # the training pass's loss stays in the curve; value is the test RMSE
     return withhold_diverged(Outcome(status=status, trace=trace, fields=fields))
