@@ -172,13 +172,6 @@ class DSG(BlockModel):
     randomized = True
     array_api_support = True
     _losses = ("hinge", "logistic")
-    expected_failed_checks = {
-        "check_methods_subset_invariance":
-            "dtype='float32' (the default, the paper's GPU setting): the float32 product of the "
-            "features and the coefficients sums in an order that depends on how many rows BLAS "
-            "gets; with the fitted sigma='scale' the check's scores reach ~10 and differ by "
-            "~4e-7 relative, above its 1e-7; dtype='float64' passes.",
-    }
     _params = {"sigma": SIGMA, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
                "schedule": Schedule(), "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE,
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
@@ -459,11 +452,15 @@ class DSG(BlockModel):
                 Phi = block_features(X, W, c, self.form)
                 S = S + xp.astype(Phi @ xp.astype(self.coef_[j - 1, ...], Phi.dtype), xp.float64)
             return S
+        # The features are float32 (dtype="float32"), their product with the coefficients is
+        # float64: a float32 GEMM sums a row's products in an order that depends on how many rows
+        # BLAS gets, so a row's score would change with the other rows predicted with it
+        # (scikit-learn's check_methods_subset_invariance); in float64 that round-off is ~1e-16.
         S = np.zeros((X.shape[0], self.coef_.shape[2]))
         for j in range(1, self.n_blocks_ + 1):
             W, c = self._block(j)
             Phi = block_features(X, W, c, self.form)
-            S += Phi @ self.coef_[j - 1].astype(Phi.dtype)
+            S += Phi.astype(np.float64, copy=False) @ self.coef_[j - 1]
         return S
 
     @property
@@ -478,13 +475,6 @@ class MulticlassDSG(DSG):
 
     task = "multiclass"
     _losses = ("logistic",)
-    expected_failed_checks = {
-        "check_methods_subset_invariance":
-            "dtype='float32' (the default, the paper's GPU setting): the (n, width) x (width, K) "
-            "float32 GEMM of the scores sums a row's products in an order that depends on how many "
-            "rows BLAS gets (its edge kernels), ~3e-7 relative, above the check's 1e-7; "
-            "dtype='float64' passes.",
-    }
 
     def __init__(self, *, loss: str = "logistic", sigma: float | str = "scale", nu: float = 0.0,
                  batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
@@ -505,8 +495,6 @@ class RegressionDSG(DSG):
     ``target_offset="mean"`` subtracts the training targets' mean before training and adds it
     back to every prediction (a preprocessing step, as standardising the target; the model has no
     bias term). ``"none"`` (default) learns the raw targets."""
-
-    expected_failed_checks = {}  # its one-output float32 scores stay within the check's 1e-7
 
     task = "regression"
     _losses = ("squared",)
