@@ -340,13 +340,14 @@ class DSG(BlockModel):
 
     # ------------------------------------------------------------------ probabilities
     def _probabilistic(self) -> bool:
-        return self.task != "regression" and self.loss == "logistic"
+        return self.task != "regression" and self.loss in ("logistic", "softmax")
 
     @available_if(_probabilistic)
     def predict_proba(self, X) -> np.ndarray:
         """P(class | x), columns in ``classes_`` order: the model the logistic loss fits,
         sigmoid(f) for binary (f > 0 favours ``classes_[1]``) and softmax(f) for multi-class, so
-        the argmax is ``predict``'s class. Only with ``loss="logistic"``: a hinge-loss (K-SVM)
+        the argmax is ``predict``'s class. Only with ``loss="logistic"`` (``"softmax"``, its
+        multi-class name, too): a hinge-loss (K-SVM)
         model has no probabilities (no attribute, as scikit-learn's SVC without probability=True)."""
         S = np.asarray(to_numpy(self._decision(X)), dtype=np.float64)
         if S.ndim == 1 and len(self.classes_) == 1:  # one class seen: it has probability 1
@@ -474,7 +475,7 @@ class MulticlassDSG(DSG):
     of frequencies per block serves all K outputs."""
 
     task = "multiclass"
-    _losses = ("logistic",)
+    _losses = ("logistic", "softmax")  # the same loss: "softmax" is its usual multi-class name
 
     def __init__(self, *, loss: str = "logistic", sigma: float | str = "scale", nu: float = 0.0,
                  batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
