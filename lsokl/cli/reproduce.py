@@ -41,6 +41,8 @@ def reproduce(
     all_: bool = typer.Option(False, "--all", help="every runnable item in turn, timed (make reproduce-all)"),
     root: Path = typer.Option(Path("."), "--root", help="the folder holding results/ and REPRODUCTIONS.md "
                                                          "[default: the current folder, the clone's top]"),
+    redraw: bool = typer.Option(False, "--redraw", help="only rewrite the item's tables and plots (published "
+                                "values marked) from the records in its folder; fetch and run nothing"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the cells, whether each dataset is here, "
                                  "and the estimated CPU and wall time; fetch and run nothing"),
 ) -> None:
@@ -76,7 +78,7 @@ def reproduce(
                           highlight=False, soft_wrap=True)
             raise typer.Exit(0)
         rows = rep.reproduce(chosen, root, command=_command, jobs=jobs, datasets=dataset, algorithms=algorithm,
-                             retry_failed=retry_failed, echo=lambda m: console.print(escape(m), highlight=False, soft_wrap=True))
+                             retry_failed=retry_failed, redraw=redraw, echo=lambda m: console.print(escape(m), highlight=False, soft_wrap=True))
     except LsoklError as exc:
         console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)
