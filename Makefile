@@ -6,6 +6,9 @@ LSOKL := $(VENV)/bin/lsokl
 STAMP := $(VENV)/.installed
 # The shared data folder doubles as an offline mirror when it exists beside the clone.
 export LSOKL_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.yaml),$(abspath ../shared/data),)
+# Settings that make writes (`lsokl config`) stay in the checkout, never in the user's home; `make clean`
+# removes them. The installed .venv/bin/activate exports the same folder for commands typed by hand.
+export LSOKL_CONFIG_DIR ?= $(abspath $(VENV))/lsokl-config
 
 .PHONY: install demo test test-boundscheck smoke bench reproduce-table5 reproduce-table7 reproduce-table9 reproduce-meka clean \
 	reproduce-bpegasosm-table1 reproduce-bpegasosm-table1-large bench-bsgd bench-large-data
@@ -14,7 +17,9 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev,dask,river,fast-fetch]"
-	@# remember the mirror for commands typed outside make (README commands, offline); keeps an existing setting
+	@# remember the mirror for commands typed outside make (README commands, offline), in the checkout's
+	@# settings folder (LSOKL_CONFIG_DIR above), which the activated shell uses too; keeps an existing setting
+	grep -q LSOKL_CONFIG_DIR $(VENV)/bin/activate || echo 'export LSOKL_CONFIG_DIR="$(LSOKL_CONFIG_DIR)"' >> $(VENV)/bin/activate
 	test -z "$(LSOKL_DATA_MIRROR)" || $(LSOKL) config mirror "$(LSOKL_DATA_MIRROR)" --keep
 	touch $(STAMP)
 
@@ -43,6 +48,7 @@ bench: $(STAMP)  ## benchmarks/RESULTS.md, one section per script (see benchmark
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/jobs.py
 	$(PY) benchmarks/kol.py
+	$(PY) benchmarks/defaults.py
 	$(PY) benchmarks/dsg_speed.py --repeats 3 --out benchmarks/dsg_speed.json --results-md benchmarks/RESULTS.md
 
 # Reproductions: `lsokl reproduce ITEM` (lsokl/papers declares every table and figure of the four papers;

@@ -1,6 +1,8 @@
 """The ``lsokl`` Typer application and its root options; the command modules register on it."""
 from __future__ import annotations
 
+import sys
+
 import typer
 
 app = typer.Typer(
@@ -47,4 +49,34 @@ def main(argv: list[str] | None = None) -> None:
 
     # library warnings (an unverified file, ...) as one readable line, not file:line plus source
     warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
-    app(args=argv, prog_name="lsokl")
+    _note_rich_broken_pipe()
+    try:
+        app(args=argv, prog_name="lsokl")
+    except SystemExit as exc:
+        # `lsokl ... | head`: the reader closed the pipe early, and click (it wraps sys.stdout in its
+        # PacifyFlushWrapper) or rich (Console.on_broken_pipe) exits 1. The output was wanted only
+        # up to there, so that is success. (typer may vendor click: the wrapper is known by name.)
+        if exc.code == 1 and (_BROKEN_PIPE or type(sys.stdout).__name__ == "PacifyFlushWrapper"):
+            raise SystemExit(0) from None
+        raise
+
+
+#: set when rich met a closed stdout (see :func:`main`)
+_BROKEN_PIPE: list = []
+
+
+def _note_rich_broken_pipe() -> None:
+    """Record rich's broken-pipe exit (it redirects stdout to devnull, then exits 1) so that
+    :func:`main` can tell it from a command's own failure."""
+    from rich.console import Console
+
+    if getattr(Console.on_broken_pipe, "_lsokl", False):
+        return
+    original = Console.on_broken_pipe
+
+    def on_broken_pipe(self) -> None:
+        _BROKEN_PIPE.append(True)
+        original(self)
+
+    on_broken_pipe._lsokl = True
+    Console.on_broken_pipe = on_broken_pipe

@@ -26,6 +26,8 @@ def fetch(
         None, "--mirror", envvar="LSOKL_DATA_MIRROR", metavar="URL_OR_DIR",
         help="Get files from a mirror instead of the upstream hosts: a local folder laid out like the shared data "
              "folder (files are verified in place) or an http(s) base URL joined with each file's mirror path."),
+    no_mirror: bool = typer.Option(False, "--no-mirror", help="Download from the upstream hosts even when a "
+                                   "mirror is set (LSOKL_DATA_MIRROR or `lsokl config mirror`)."),
     all_: bool = typer.Option(False, "--all", help="Fetch every registered dataset (continues past failures)."),
     split: Optional[list[str]] = typer.Option(
         None, "--split", help="Only these splits (train, test); each becomes required. "
@@ -58,7 +60,7 @@ def fetch(
     import warnings
 
     from ..data import registry
-    from ..data.fetch import UnverifiedFileWarning
+    from ..data.fetch import NO_MIRROR, UnverifiedFileWarning
     from ..data.fetch import fetch as do_fetch
     from ..data.pin import pin as pin_hashes
 
@@ -79,7 +81,7 @@ def fetch(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnverifiedFileWarning)  # printed below, once, from res.warnings
-                res = do_fetch(spec.name, mirror=mirror, splits=split or None, force=force, retries=retries,
+                res = do_fetch(spec.name, mirror=NO_MIRROR if no_mirror else mirror, splits=split or None, force=force, retries=retries,
                                timeout=timeout, progress=not quiet)
             for line in res.warnings:
                 err_console.print(f"[yellow]warning:[/yellow] {line}", highlight=False)

@@ -46,6 +46,10 @@ def reproduce(
                                                           "when none is given"),
     root: Path = typer.Option(Path("."), "--root", help="the folder holding results/ and REPRODUCTIONS.md "
                                                          "[default: the current folder, the clone's top]"),
+    redraw: bool = typer.Option(False, "--redraw", help="only rewrite the item's tables and plots (published "
+                                "values marked) from the records in its folder; fetch and run nothing"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the cells, whether each dataset is here, "
+                                 "and the estimated CPU and wall time; fetch and run nothing"),
 ) -> None:
     """Reproduce a paper's table or figure: fetch its datasets, run its config(s) (step-size search
     included), and write the report into the item's committed folder (results/...), then regenerate
@@ -80,8 +84,14 @@ def reproduce(
             chosen = select(item)
         else:
             raise LsoklError("give an item (e.g. lsokl2016:table9), --all, --list or --scoreboard")
+        if dry_run:
+            from ..papers import dry_run as dry
+
+            console.print(escape(dry.render([dry.plan(it, root, jobs) for it in chosen])),
+                          highlight=False, soft_wrap=True)
+            raise typer.Exit(0)
         rows = rep.reproduce(chosen, root, command=_command, jobs=jobs, datasets=dataset, algorithms=algorithm,
-                             retry_failed=retry_failed, echo=lambda m: console.print(escape(m), highlight=False, soft_wrap=True))
+                             retry_failed=retry_failed, redraw=redraw, echo=lambda m: console.print(escape(m), highlight=False, soft_wrap=True))
     except LsoklError as exc:
         console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)

@@ -16,7 +16,7 @@ console = make_console()
 def config(
     name: Optional[str] = typer.Argument(None, help="setting to show or set: mirror"),
     value: Optional[str] = typer.Argument(None, help="new value (a folder or URL for mirror)"),
-    unset: bool = typer.Option(False, "--unset", help="remove the setting"),
+    unset: bool = typer.Option(False, "--unset", help="remove the setting (without NAME: every setting)"),
     keep: bool = typer.Option(False, "--keep", help="set only if not set yet (used by `make install`)"),
 ) -> None:
     """Show settings (no argument), show one (NAME) or set one (NAME VALUE), kept in the user
@@ -34,6 +34,11 @@ def config(
                 return
             path = write_setting(name, None if unset else value)
             console.print(f"{name} = {read_settings().get(name, '(unset)')}  (in {path})", highlight=False, markup=False)
+            return
+        if name is None and unset:  # `lsokl config --unset`: every setting
+            for key in SETTINGS:
+                path = write_setting(key, None)
+            console.print(f"unset {', '.join(SETTINGS)}  (in {path})", highlight=False, markup=False)
             return
         stored = read_settings()
         for key in ([name] if name else SETTINGS):

@@ -134,12 +134,24 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+#: ``mirror=NO_MIRROR``: the upstream hosts, whatever the environment or the settings file say
+NO_MIRROR = ""
+
+
 def mirror_setting(mirror: str | os.PathLike | None) -> str | None:
     if mirror is None:  # $LSOKL_DATA_MIRROR, else the persistent `lsokl config mirror` setting
         from ..packaged import setting
 
         mirror = setting("mirror")
+    if mirror is not None and str(mirror) == NO_MIRROR:
+        return None
     return str(mirror) if mirror is not None else None
+
+
+def upstream_hint(name: str) -> str:
+    """How to get a file the mirror lacks from its upstream host instead."""
+    return (f"`lsokl fetch {name} --no-mirror` downloads it from its upstream URL instead "
+            "(`lsokl config mirror --unset` removes a mirror setting; LSOKL_DATA_MIRROR overrides it)")
 
 
 def _is_http(location: str) -> bool:
@@ -238,7 +250,8 @@ def obtain(f: FileSpec, mirror: str | None, workdir: Path, *, name: str, index: 
             found = [base / a for a in f.mirror_alternatives if (base / a).is_file()]
             if not found:
                 also = f" or {', '.join(f'`{a}`' for a in f.mirror_alternatives)}" if f.mirror_alternatives else ""
-                raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`{also})")
+                raise MissingFileError(f"{src} is not in the mirror {base} (expected at `{f.mirror}`{also}); "
+                                       + upstream_hint(name))
             src, alternative = found[0], True
         if say is not None:
             from ..progress import size

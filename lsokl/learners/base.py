@@ -379,17 +379,62 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         return self._learn(X, y, first)
 
     def fit(self, X, y):
-        """One online pass over X in the given order, from a fresh model."""
+        """From a fresh model: for a learner with a ``max_iter`` parameter, scikit-learn's SGD
+        convention (:meth:`_fit_epochs`: up to ``max_iter`` epochs over shuffled rows, stopping
+        when the epoch's loss stops improving by ``tol`` for ``n_iter_no_change`` epochs);
+        otherwise one online pass over X in the given order. ``run`` and ``partial_fit`` always
+        play the paper's single pass."""
         for attr in ("counts_", "classes_", "n_classes_"):
             self.__dict__.pop(attr, None)
         X, y = self._validate_X_y(X, y, reset=True)
         if self.task != "regression":
             self._set_classes(np.unique(y))
+        if "max_iter" in self._get_param_names():
+            return self._fit_epochs(X, y)
         self._watch_pass = True  # _learn checks this pass for a constant predictor (issue 25)
         try:
             return self._learn(X, y, True)
         finally:
             self.__dict__.pop("_watch_pass", None)
+
+    def _fit_epochs(self, X, y):
+        """scikit-learn's SGD convention over the online updates: epoch k plays every row once in
+        an order shuffled by a generator seeded from ``random_state`` (0 when it is None or absent,
+        so ``fit`` is repeatable), continuing the same model (step counters keep counting). The
+        epoch's loss is its online error rate (its mean squared loss for regression), measured
+        before each update as the pass predicts; with ``tol`` not None, training stops once
+        ``n_iter_no_change`` epochs in a row have not lowered the best loss by ``tol``.
+        ``n_iter_`` is the number of epochs played."""
+        codes = self._encode_labels(y)
+        stream = Stream(X)
+        self._fit_width(X, stream)
+        self._check_data_scale(stream)
+        n = stream.n_samples
+        self._reset(stream.n_features, max(n, 16), None)
+        rs = getattr(self, "random_state", None)
+        rng = np.random.default_rng(rs if isinstance(rs, (int, np.integer)) else 0)
+        best, stale = np.inf, 0
+        tol, patience = getattr(self, "tol", None), int(getattr(self, "n_iter_no_change", 5))
+        for epoch in range(int(self.max_iter)):
+            order = rng.permutation(n).astype(np.int64) if getattr(self, "shuffle", True) \
+                else np.arange(n, dtype=np.int64)
+            self._ensure_capacity(n)
+            before = float(self.sq_loss_[0]) if self.task == "regression" else int(self.counts_[COUNT_MISTAKES])
+            self._play(stream, codes, order, 0, n)
+            after = float(self.sq_loss_[0]) if self.task == "regression" else int(self.counts_[COUNT_MISTAKES])
+            loss = (after - before) / n
+            self.n_iter_ = epoch + 1
+            if tol is None:
+                continue
+            if loss > best - float(tol):
+                stale += 1
+            else:
+                stale = 0
+            best = min(best, loss)
+            if stale >= patience:
+                break
+        warn_if_constant_model(self, X, y)
+        return self
 
     def _learn(self, X, y, first: bool):
         codes = self._encode_labels(y)
@@ -455,9 +500,23 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
 
 
 # Parameter rules most learners share.
+#: ``fit``'s epochs (scikit-learn's SGD convention, :meth:`OnlineLearner._fit_epochs`)
+EPOCH_PARAMS = {"max_iter": None, "tol": None, "n_iter_no_change": None}  # filled below
 SIGMA = KernelWidth("sigma")  # a number in SIGMA_RANGE, or "scale" (resolved from the data at the first fit)
 VARIANT = OneOf(("faithful", "corrected"))
 SEED = Seed()
+
+
+def _epoch_rules():
+    from ..compute.params import Num
+
+    return {"max_iter": Num(1, np.inf, "left", integer=True), "tol": Num(0, np.inf, "left", allow_none=True),
+            "n_iter_no_change": Num(1, np.inf, "left", integer=True)}
+
+
+EPOCH_PARAMS = _epoch_rules()
+#: the defaults of ``fit``'s epochs (as SGDClassifier's tol and n_iter_no_change; fewer epochs at most)
+MAX_ITER, TOL, N_ITER_NO_CHANGE = 50, 1e-3, 5
 
 
 class ConstantPredictorWarning(UserWarning):

@@ -57,6 +57,7 @@ LEARNERS: dict[tuple[str, str], str] = {
     ("multiclass", "bsgd-r"): "lsokl.learners.pegasos.bpegasos:BSGDR",
     ("multiclass", "prjtrn++"): "lsokl.learners.pegasos.prjtrn:PRJTRNpp",  # not LSOKL's projectron++
     ("multiclass", "dsg"): "lsokl.learners.stochastic.dsg:MulticlassDSG",
+    ("multiclass", "libsvm"): "lsokl.learners.batch.libsvm:MulticlassLIBSVM",  # SVC's one-vs-one; holdout only
     # Regression (spec section 3): update when |y - f| > epsilon, report the squared loss.
     ("regression", "perceptron"): "lsokl.learners.online.perceptron:RegressionPerceptron",
     ("regression", "ogd"): "lsokl.learners.online.ogd:RegressionOGD",
@@ -117,9 +118,14 @@ def get(name: str, task: str = "binary") -> type:
         return getattr(importlib.import_module(module), cls)
     if (task, key) not in LEARNERS:
         if any(n == key for (_, n) in LEARNERS):
+            # a learner without this task: say which tasks it has and which learners have this one
+            # (no look-alike guess: a similar name is not a learner for this task's reason)
             tasks = sorted(t for (t, n) in LEARNERS if n == key)
-            raise UnknownNameError(f"{task} algorithm (it exists for {', '.join(tasks)})", name,
-                                   names(task))
+            err = UnknownNameError(f"{task} algorithm", name, names(task))
+            have = sorted(n for (t, n) in LEARNERS if t == task)
+            err.args = (f"{name!r} has no {task} task (it exists for {', '.join(tasks)}). "
+                        f"{task} learners: {', '.join(have)}.",)
+            raise err
         raise UnknownNameError(f"{task} algorithm", name, names(task))
     module, cls = LEARNERS[(task, key)].split(":")
     return getattr(importlib.import_module(module), cls)

@@ -74,6 +74,13 @@ def _run(config: str, folder: Path, opts: dict, echo: Callable, quiet: bool = Fa
     from ..config import load_config
 
     path = _config(config)
+    if opts.get("redraw"):  # only the report: from the records already in the folder
+        if not _has_records(folder):
+            from ..errors import LsoklError
+
+            raise LsoklError(f"--redraw: no records in {folder} to draw from; run the item first "
+                             "(without --redraw)")
+        return 0
     exp = load_config(path)
     if several and opts.get("datasets"):
         keep = tuple(d for d in opts["datasets"] if d in exp.datasets)
@@ -125,10 +132,12 @@ def batch_table(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 
     folder.mkdir(parents=True, exist_ok=True)
     machine = folder / "machine.txt"
-    machine.write_text(_machine_line("before the run") + "\n")
+    if not opts.get("redraw"):  # a redraw keeps the load lines of the run it draws
+        machine.write_text(_machine_line("before the run") + "\n")
     code = _run(item.configs[0], folder, opts, echo)  # exits 1 when a cell failed: reported all the same
-    with machine.open("a") as fh:
-        fh.write(_machine_line("after the run") + "\n")
+    if not opts.get("redraw"):
+        with machine.open("a") as fh:
+            fh.write(_machine_line("after the run") + "\n")
     batch.write_report(folder, _config(item.configs[0]), item.published,
                        reference=item.options.get("reference", "libsvm"), machine_file=machine)
     return code
@@ -155,7 +164,9 @@ def sweep_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 def convergence_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     source = get(item.options["source"])
     code = _run(source.configs[0], folder, opts, echo)  # resumable: nothing reruns when the table ran
-    fcode = _lsokl(["figure", folder, "--convergence", "--paper", source.published, "--out", folder / "figures"])
+    # the table's published end points marked on every curve (``lsokl figure --paper``)
+    args = ["figure", folder, "--convergence", "--out", folder / "figures"]
+    fcode = _lsokl(args + (["--paper", source.published] if source.published else []))
     if (folder / "search").is_dir():
         fcode = fcode or _lsokl(["figure", folder / "search", "--sweep", "eta", "--paper", source.published,
                                  "--prefix", "search-", "--out", folder / "figures" / "search"])
@@ -172,6 +183,11 @@ def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
         code = _run(config, folder, {**opts, "jobs": opts.get("jobs") or 1}, echo, quiet=True,
                     several=len(item.configs) > 1) or code
     which = item.options["report"]
+    if which == "table5" and opts.get("redraw"):
+        from ..errors import LsoklError
+
+        raise LsoklError(f"{item.id}: --redraw would lose the machine load measured during the run "
+                         "(Table 5 is a timing table); run it without --redraw")
     fn = report.TABLES[which]
     configs = tuple(_config(c) for c in item.configs)
     configs = configs[0] if len(configs) == 1 else configs
@@ -208,6 +224,9 @@ RECIPES: dict[str, Callable] = {
 }
 
 
+#: recipes that cannot redraw from records alone, and why
+NO_REDRAW = {"dsg": "its experiments compute their curves in the report step and keep no per-cell records"}
+
 #: where partial runs (``-d``/``-a``) go, relative to the root: never the committed folders
 PARTIAL = Path("runs") / "partial"
 
@@ -219,11 +238,13 @@ def run_key(item: Item) -> tuple:
 
 def reproduce(items: list[Item], root: Path, *, command: Callable[[list], int], jobs: Optional[int] = None,
               datasets=(), algorithms=(), retry_failed: bool = False, echo: Callable = print,
-              scoreboard: bool = True) -> list[tuple]:
+              scoreboard: bool = True, redraw: bool = False) -> list[tuple]:
     """Run each item (once per distinct piece of work), timing it; returns (item id, wall s, CPU s,
     exit code) rows. ``command`` runs ``lsokl ARGS`` and returns its exit code. Not-implemented and
     planned items are refused with their reason. With ``datasets`` or ``algorithms`` (a partial run)
-    everything goes under ``runs/partial/`` instead of the committed folders."""
+    everything goes under ``runs/partial/`` instead of the committed folders. ``redraw``: fetch and
+    run nothing, only rewrite the reports and plots from the records in the item's folder (the
+    recipes whose experiments write no records, ``dsg``, are refused)."""
     from ..errors import LsoklError
 
     global COMMAND
@@ -234,7 +255,13 @@ def reproduce(items: list[Item], root: Path, *, command: Callable[[list], int], 
     from .scoreboard import check_root
 
     check_root(root)  # before any work: nothing of the user's under a wrong --root is overwritten
-    opts = {"jobs": jobs, "datasets": tuple(datasets), "algorithms": tuple(algorithms), "retry_failed": retry_failed}
+    if redraw:
+        for item in items:
+            if item.recipe in NO_REDRAW:
+                raise LsoklError(f"{item.id}: --redraw is not possible for the {item.recipe!r} recipe "
+                                 f"({NO_REDRAW[item.recipe]}); run it without --redraw")
+    opts = {"jobs": jobs, "datasets": tuple(datasets), "algorithms": tuple(algorithms), "retry_failed": retry_failed,
+            "redraw": redraw}
     # a partial run (-d/-a) is not the committed reproduction: it goes to runs/partial/<folder>, git-ignored
     partial = bool(datasets or algorithms)
     if partial:

@@ -166,7 +166,7 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
     written: list[Path] = []
     if table.empty:
         return written
-    from .plots import mark_published, published_handle
+    from .plots import PUBLISHED_GID, mark_published, published_handle, save_figure
 
     published = None
     if paper is not None:
@@ -197,7 +197,7 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
                         mark_published(ax2, at, t_pub, np.nan, colour)
                     styles.add("point")
                 else:
-                    ax1.axhline(mean, color=colour, linestyle="--", linewidth=1.0)
+                    ax1.axhline(mean, color=colour, linestyle="--", linewidth=1.0, gid=PUBLISHED_GID)
                     ax1.axhspan(mean - 2 * std, mean + 2 * std, color=colour, alpha=0.12, linewidth=0)
                     styles.add("line")
             # median: one pass per worker can include one-off compilation (an outlier, not the algorithm)
@@ -240,10 +240,7 @@ def sweep_figures(frame: pd.DataFrame, param: str, out: str | Path, *, prefix: s
         n_lines = len(textwrap.wrap(cap, 160))
         fig.tight_layout(rect=(0, 0.03 + 0.03 * n_lines, 0.83, 1))
         stem = _stem(f"{prefix}{param}-{ds}")
-        for ext in ("png", "svg"):
-            path = out / f"{stem}.{ext}"
-            fig.savefig(path, dpi=dpi)
-            written.append(path)
+        written += save_figure(fig, out / stem, dpi)
         plt.close(fig)
     table.drop(columns=["learner"]).assign(param=param).to_csv(out / _stem(f"{prefix}{param}.csv"),
                                                                index=False)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..learners.registry import DISPLAY_NAMES
+from .plots import PUBLISHED_GID, save_figure
 
 
 def curve_frame(records) -> pd.DataFrame:
@@ -93,7 +94,8 @@ def heldout_curve_figures(records, out: str | Path, *, prefix: str = "", title: 
         styles = iter([":", "--", "-.", (0, (1, 3))])
         for name, value in ((references or {}).get(ds) or {}).items():
             ax.axhline(value, linestyle=next(styles, ":"), color="gray", linewidth=1,
-                       label=f"{name}: {value:.4g}")
+                       label=f"{name}: {value:.4g}",
+                       gid=PUBLISHED_GID if name.startswith("published") else None)
         ax.set_xscale("log")
         clipped = task != "regression" and float((part["mean"] * pct).max()) > 40.0
         if clipped:  # early Pegasos steps predict one class (~76% error): keep the end visible
@@ -115,10 +117,7 @@ def heldout_curve_figures(records, out: str | Path, *, prefix: str = "", title: 
         fig.text(0.01, 0.01, "\n".join(textwrap.wrap(cap, 120)), fontsize=7, va="bottom", ha="left")
         fig.tight_layout(rect=(0, 0.07, 1, 1))
         stem = f"{prefix}test-error-{ds}"
-        for ext in ("png", "svg"):
-            path = out / f"{stem}.{ext}"
-            fig.savefig(path, dpi=dpi)
-            written.append(path)
+        written += save_figure(fig, out / stem, dpi)
         plt.close(fig)
         part.to_csv(out / f"{stem}.csv", index=False)
         written.append(out / f"{stem}.csv")

@@ -52,6 +52,43 @@ def mark_published(ax, x, mean, std, colour) -> None:
                 elinewidth=1.2, label="_published", **PUBLISHED_STYLE)
 
 
+#: the artist id of a published value drawn as a horizontal line (``ax.axhline(..., gid=PUBLISHED_GID)``)
+PUBLISHED_GID = "published"
+
+
+def published_marks(fig) -> list[dict]:
+    """The published values a figure shows, read back from its artists: every star marker
+    (:data:`PUBLISHED_STYLE`, a point at the paper's own setting) and every horizontal line with
+    gid :data:`PUBLISHED_GID`, as {"axes": title, "kind": "point" | "line", "x", "y"}."""
+    marks = []
+    for ax in fig.axes:
+        title = ax.get_title()
+        for line in ax.lines:
+            xs, ys = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+            if line.get_marker() == PUBLISHED_STYLE["marker"] and line.get_linestyle() in ("None", "none", ""):
+                marks += [{"axes": title, "kind": "point", "x": float(x), "y": float(y)}
+                          for x, y in zip(xs, ys) if np.isfinite(x) and np.isfinite(y)]
+            elif line.get_gid() == PUBLISHED_GID and len(ys):
+                marks.append({"axes": title, "kind": "line", "x": None, "y": float(ys[0])})
+    return marks
+
+
+def save_figure(fig, stem: str | Path, dpi: int = 120, exts=("png", "svg")) -> list[Path]:
+    """Save ``fig`` as ``<stem>.<ext>`` and its published marks as ``<stem>.marks.json`` (the
+    plotted points a test or a reader can check against the paper without reading pixels).
+    Every reproduction plot is saved through here."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for ext in exts:
+        path = stem.parent / f"{stem.name}.{ext}"
+        fig.savefig(path, dpi=dpi)
+        written.append(path)
+    sidecar = stem.parent / f"{stem.name}.marks.json"
+    sidecar.write_text(json.dumps({"figure": stem.name, "published": published_marks(fig)}, indent=1) + "\n")
+    return written
+
+
 def _band(ax, x, stack, positive=False, **kw):
     """Mean line and ±1 std band; ``positive``: a log-axis quantity (the band stays above 0)."""
     mean = stack.mean(axis=0)
@@ -139,9 +176,6 @@ def convergence_plots(frame: pd.DataFrame, agg: pd.DataFrame, out: Path, dpi: in
                  va="bottom", ha="left")
         fig.tight_layout(rect=(0, 0.08, 0.8, 1))
         stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in ds)
-        for ext in ("png", "svg"):
-            path = out / f"{stem}.{ext}"
-            fig.savefig(path, dpi=dpi)
-            written.append(path)
+        written += save_figure(fig, out / stem, dpi)
         plt.close(fig)
     return written

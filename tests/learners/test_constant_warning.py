@@ -35,10 +35,12 @@ def test_online_regression_constant_pass_warns(data):
 
 
 def test_minibatch_model_predicting_one_class_warns(data):
-    """DSG with a vanishing step size: f stays ~0, every training row gets the same class."""
+    """DSG with a vanishing step size: every coefficient underflows to 0, so f = 0 and every
+    training row gets the same class (the smallest positive float: the scores sum in float64,
+    where a step of 1e-300 would still leave f's sign varying)."""
     X, y = data
     with pytest.warns(ConstantPredictorWarning, match=r"predicts class .* for every training row"):
-        registry.create("dsg", "binary", theta=1e-300, random_state=0).fit(X, y)
+        registry.create("dsg", "binary", theta=5e-324, random_state=0).fit(X, y)
 
 
 def test_a_learner_that_learns_does_not_warn_and_neither_does_one_class(data):

@@ -93,3 +93,10 @@ class LIBSVM(BatchClassifier):
         check_is_fitted(self, "svc_")
         X = validate(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self.svc_.predict(X)
+
+
+class MulticlassLIBSVM(LIBSVM):
+    """LIBSVM on m >= 2 classes: SVC's one-vs-one, as LIBSVM's own multi-class mode (the same
+    estimator, registered for the multi-class task)."""
+
+    task = "multiclass"

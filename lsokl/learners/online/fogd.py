@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 from sklearn.base import RegressorMixin
 
-from ..base import SEED, SIGMA, OnlineLearner
+from ..base import EPOCH_PARAMS, MAX_ITER, N_ITER_NO_CHANGE, SEED, SIGMA, TOL, OnlineLearner
 from ...compute.duplicates import NO_MEMO, BlockRepeats, memo_for, memo_lookup, memo_store
 from ...compute.cpu_hints import prefetch, prefetch_next_csr_rows
 from ...compute.features import (BLOCK, REDUCE_JIT, FourierMap, axpy, csr_row_times_dense, dot,
@@ -205,13 +205,17 @@ class FOGD(OnlineLearner):
     task = "binary"
     randomized = True
     stores_support_vectors = False
-    _params = {"sigma": SIGMA, "budget": BUDGET, "rho_f": POSITIVE,
+    _params = {**EPOCH_PARAMS, "sigma": SIGMA, "budget": BUDGET, "rho_f": POSITIVE,
                "n_fourier": Num(1, np.inf, "left", integer=True, allow_none=True),
                "eta": POSITIVE, "random_state": SEED, "dtype": OneOf(("float64", "float32"))}
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 100, rho_f: float = 4.0,
                  n_fourier: int | None = None, eta: float = 0.002, random_state=None,
-                 dtype: str = "float64"):
+                 dtype: str = "float64", max_iter: int = MAX_ITER, tol: float | None = TOL,
+                 n_iter_no_change: int = N_ITER_NO_CHANGE):
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.sigma = sigma
         self.budget = budget
         self.rho_f = rho_f
@@ -328,9 +332,11 @@ class MulticlassFOGD(FOGD):
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 200, rho_f: float = 4.0,
                  n_fourier: int | None = None, eta: float = 0.005, random_state=None,
-                 dtype: str = "float64"):
+                 dtype: str = "float64", max_iter: int = MAX_ITER, tol: float | None = TOL,
+                 n_iter_no_change: int = N_ITER_NO_CHANGE):
         super().__init__(sigma=sigma, budget=budget, rho_f=rho_f, n_fourier=n_fourier, eta=eta,
-                         random_state=random_state, dtype=dtype)
+                         random_state=random_state, dtype=dtype,
+                         max_iter=max_iter, tol=tol, n_iter_no_change=n_iter_no_change)
 
     def _allocate(self, n_features, capacity, source):
         super()._allocate(n_features, capacity, source)
@@ -356,9 +362,12 @@ class RegressionFOGD(RegressorMixin, FOGD):
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 30, rho_f: float = 15.0,
                  n_fourier: int | None = None, eta: float = 6e-4, epsilon: float = 0.1,
-                 random_state=None, dtype: str = "float64"):
+                 random_state=None, dtype: str = "float64",
+                 max_iter: int = MAX_ITER, tol: float | None = TOL,
+                 n_iter_no_change: int = N_ITER_NO_CHANGE):
         super().__init__(sigma=sigma, budget=budget, rho_f=rho_f, n_fourier=n_fourier, eta=eta,
-                         random_state=random_state, dtype=dtype)
+                         random_state=random_state, dtype=dtype,
+                         max_iter=max_iter, tol=tol, n_iter_no_change=n_iter_no_change)
         self.epsilon = epsilon
 
     def _play_projected(self, P, yb, memo=NO_MEMO, rows=None):

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 from sklearn.base import RegressorMixin
 
-from ..base import SIGMA, VARIANT, round_half_up
+from ..base import EPOCH_PARAMS, MAX_ITER, N_ITER_NO_CHANGE, SIGMA, TOL, VARIANT, round_half_up
 from ...compute.duplicates import BlockRepeats
 from ...compute.features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
                        regression_linear_step)
@@ -171,12 +171,16 @@ class NOGD(SupportVectorLearner):
     name = "nogd"
     reads_float32 = True  # float32 rows read as they are (issue 26; base.OnlineLearner)
     task = "binary"
-    _params = {"sigma": SIGMA, "budget": BUDGET, "rho_n": Num(0, 1, "right"),
+    _params = {**EPOCH_PARAMS, "sigma": SIGMA, "budget": BUDGET, "rho_n": Num(0, 1, "right"),
                "rank": Num(1, np.inf, "left", integer=True, allow_none=True), "eta": POSITIVE,
                "variant": VARIANT}
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 100, rho_n: float = 0.2,
-                 rank: int | None = None, eta: float = 0.2, variant: str = "faithful"):
+                 rank: int | None = None, eta: float = 0.2, variant: str = "faithful", max_iter: int = MAX_ITER, tol: float | None = TOL,
+                 n_iter_no_change: int = N_ITER_NO_CHANGE):
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.sigma = sigma
         self.budget = budget
         self.rho_n = rho_n
@@ -310,9 +314,11 @@ class MulticlassNOGD(NOGD):
     task = "multiclass"
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 200, rho_n: float = 0.2,
-                 rank: int | None = None, eta: float = 0.5, variant: str = "faithful"):
+                 rank: int | None = None, eta: float = 0.5, variant: str = "faithful", max_iter: int = MAX_ITER, tol: float | None = TOL,
+                 n_iter_no_change: int = N_ITER_NO_CHANGE):
         super().__init__(sigma=sigma, budget=budget, rho_n=rho_n, rank=rank, eta=eta,
-                         variant=variant)
+                         variant=variant,
+                         max_iter=max_iter, tol=tol, n_iter_no_change=n_iter_no_change)
 
     def _allocate(self, n_features, capacity, source):
         super()._allocate(n_features, capacity, source)
@@ -351,9 +357,11 @@ class RegressionNOGD(RegressorMixin, NOGD):
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 30, rho_n: float = 0.2,
                  rank: int | None = None, eta: float = 0.1, epsilon: float = 0.1,
-                 variant: str = "faithful"):
+                 variant: str = "faithful", max_iter: int = MAX_ITER, tol: float | None = TOL,
+                 n_iter_no_change: int = N_ITER_NO_CHANGE):
         super().__init__(sigma=sigma, budget=budget, rho_n=rho_n, rank=rank, eta=eta,
-                         variant=variant)
+                         variant=variant,
+                         max_iter=max_iter, tol=tol, n_iter_no_change=n_iter_no_change)
         self.epsilon = epsilon
 
     def _play_kernel(self, stream, y, order, start, stop) -> int:

@@ -206,13 +206,6 @@ class DSG(BlockModel):
     randomized = True
     array_api_support = True
     _losses = ("hinge", "logistic")
-    expected_failed_checks = {
-        "check_methods_subset_invariance":
-            "dtype='float32' (the default, the paper's GPU setting): the float32 product of the "
-            "features and the coefficients sums in an order that depends on how many rows BLAS "
-            "gets; with the fitted sigma='scale' the check's scores reach ~10 and differ by "
-            "~4e-7 relative, above its 1e-7; dtype='float64' passes.",
-    }
     _params = {"sigma": SIGMA, "nu": NON_NEGATIVE, "batch_size": BATCH, "block_features": BATCH,
                "schedule": Schedule(), "theta": POSITIVE, "t0": NON_NEGATIVE, "eta1": NON_NEGATIVE,
                "form": OneOf(FORMS), "precond": OneOf((False, True)),
@@ -409,13 +402,14 @@ class DSG(BlockModel):
 
     # ------------------------------------------------------------------ probabilities
     def _probabilistic(self) -> bool:
-        return self.task != "regression" and self.loss == "logistic"
+        return self.task != "regression" and self.loss in ("logistic", "softmax")
 
     @available_if(_probabilistic)
     def predict_proba(self, X) -> np.ndarray:
         """P(class | x), columns in ``classes_`` order: the model the logistic loss fits,
         sigmoid(f) for binary (f > 0 favours ``classes_[1]``) and softmax(f) for multi-class, so
-        the argmax is ``predict``'s class. Only with ``loss="logistic"``: a hinge-loss (K-SVM)
+        the argmax is ``predict``'s class. Only with ``loss="logistic"`` (``"softmax"``, its
+        multi-class name, too): a hinge-loss (K-SVM)
         model has no probabilities (no attribute, as scikit-learn's SVC without probability=True)."""
         S = np.asarray(to_numpy(self._decision(X)), dtype=np.float64)
         if S.ndim == 1 and len(self.classes_) == 1:  # one class seen: it has probability 1
@@ -521,11 +515,15 @@ class DSG(BlockModel):
                 Phi = block_features(X, W, c, self.form)
                 S = S + xp.astype(Phi @ xp.astype(self.coef_[j - 1, ...], Phi.dtype), xp.float64)
             return S
+        # The features are float32 (dtype="float32"), their product with the coefficients is
+        # float64: a float32 GEMM sums a row's products in an order that depends on how many rows
+        # BLAS gets, so a row's score would change with the other rows predicted with it
+        # (scikit-learn's check_methods_subset_invariance); in float64 that round-off is ~1e-16.
         S = np.zeros((X.shape[0], self.coef_.shape[2]))
         for j in range(1, self.n_blocks_ + 1):
             W, c = self._block(j)
             Phi = block_features(X, W, c, self.form)
-            S += Phi @ self.coef_[j - 1].astype(Phi.dtype)
+            S += Phi.astype(np.float64, copy=False) @ self.coef_[j - 1]
         return S
 
     @property
@@ -539,14 +537,7 @@ class MulticlassDSG(DSG):
     of frequencies per block serves all K outputs."""
 
     task = "multiclass"
-    _losses = ("logistic",)
-    expected_failed_checks = {
-        "check_methods_subset_invariance":
-            "dtype='float32' (the default, the paper's GPU setting): the (n, width) x (width, K) "
-            "float32 GEMM of the scores sums a row's products in an order that depends on how many "
-            "rows BLAS gets (its edge kernels), ~3e-7 relative, above the check's 1e-7; "
-            "dtype='float64' passes.",
-    }
+    _losses = ("logistic", "softmax")  # the same loss: "softmax" is its usual multi-class name
 
     def __init__(self, *, loss: str = "logistic", sigma: float | str = "scale", nu: float = 0.0,
                  batch_size: int = 1024, block_features: int = 256, schedule: str = "const",
@@ -567,8 +558,6 @@ class RegressionDSG(DSG):
     ``target_offset="mean"`` subtracts the training targets' mean before training and adds it
     back to every prediction (a preprocessing step, as standardising the target; the model has no
     bias term). ``"none"`` (default) learns the raw targets."""
-
-    expected_failed_checks = {}  # its one-output float32 scores stay within the check's 1e-7
 
     task = "regression"
     _losses = ("squared",)

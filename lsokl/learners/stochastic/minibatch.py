@@ -214,7 +214,7 @@ class MinibatchLearner(BaseEstimator):
             rule.check(owner, pname, getattr(self, pname))
         loss = getattr(self, "loss", None)
         if self._losses and loss not in self._losses:
-            other = {"binary": ("hinge", "logistic"), "multiclass": ("logistic",),
+            other = {"binary": ("hinge", "logistic"), "multiclass": ("logistic", "softmax"),
                      "regression": ("squared",)}
             fits = [t for t, ls in other.items() if loss in ls]
             hint = (f"; {loss!r} needs a {' or '.join(fits)} dataset" if fits else "")

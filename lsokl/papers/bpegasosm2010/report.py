@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..scoring import band, printed_step, within
+from ...report.plots import save_figure
 
 PAPER_NAMES = {"usps": "USPS", "letter-uci": "LETTER", "covtype": "COVERTYPE", "waveform": "WAVEFORM",
                "checkerboard": "CHECKERB"}
@@ -336,7 +337,7 @@ def curves(df: pd.DataFrame, results: Path) -> None:
                 hit = hit[hit["B"] == B] if algo != "pegasos" else hit[hit["B"].isna()]
                 if len(hit):
                     ax.plot([PAPER_N[ds]], [hit["mean"].iloc[0]], marker="*", markersize=12, linestyle="none",
-                            color=color)
+                            color=color)  # a published point: lsokl.report.plots.published_marks reads it
             ax.set_xscale("log")
             ax.set_xlabel("training points n")
             ax.set_title(f"{PAPER_NAMES[ds]}, B = {B} (★ = published at n = {PAPER_N[ds]:,})")
@@ -344,7 +345,7 @@ def curves(df: pd.DataFrame, results: Path) -> None:
         axes[0].set_ylabel("test accuracy %")
         axes[-1].legend(fontsize=7, loc="lower right")
         fig.tight_layout()
-        fig.savefig(results / f"curves-{ds}.png", dpi=110)
+        save_figure(fig, results / f"curves-{ds}", dpi=110, exts=("png",))  # + its marks sidecar
         plt.close(fig)
 
 
@@ -428,8 +429,7 @@ def time_vs_length(results: Path, out: Path | None = None,
     ax.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "svg"):
-        fig.savefig(out / f"time-vs-length.{ext}", dpi=120)
+    save_figure(fig, out / "time-vs-length")  # Fig. 3 has no published numbers to mark
     plt.close(fig)
     keys = sorted({k for r in rows for k in r}, key=lambda k: (not k.startswith("setting"), k))
     with open(out / "time-vs-length.csv", "w", newline="") as f:

@@ -159,8 +159,9 @@ def e5_synthetic(out: Path) -> dict:
     ax.legend(frameon=False)
     fig.tight_layout()
     (out / "figures").mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "svg"):
-        fig.savefig(out / "figures" / f"e5-synthetic-rate.{ext}", dpi=120)
+    from lsokl.report.plots import save_figure
+
+    save_figure(fig, out / "figures" / "e5-synthetic-rate")  # the paper has no published value here
     plt.close(fig)
     return {"n": n, "d": d, "sigma": sigma, "nu": nu, "theta": theta, "t0": theta * nu, "b": b,
             "iterations": T, "t": t.tolist(), "error": E.tolist(), "slope_t_ge_64": slope}
@@ -223,11 +224,35 @@ def e4(out: Path) -> dict:
         curves[run] = c
     _plot_curves(out / "figures" / "e4-mnist10k-logistic", curves,
                  "E4 analogue: softmax K-logistic on MNIST-10k (8k/2k), MATLAB preprocessing",
-                 "test error (%)", 100.0)
+                 "test error (%)", 100.0, published=published_errors("MNIST8M"))
     return res
 
 
-def _plot_curves(stem: Path, curves: dict, title: str, ylabel: str, scale: float) -> None:
+def published_errors(dataset: str) -> dict:
+    """{label: test error %} the paper's text gives for ``dataset`` (``dsg2014_text.csv``)."""
+    import pandas as pd
+    from importlib import resources
+
+    path = resources.files("lsokl.report") / "paper_tables" / "dsg2014_text.csv"
+    with resources.as_file(path) as f:
+        df = pd.read_csv(f)
+    df = df[(df["dataset"] == dataset) & (df["metric"] == "test_error_pct")]
+    return {f"published {m} ({dataset})": float(v) for m, v in zip(df["method"], df["value"])}
+
+
+def _mark_published_lines(ax, published: dict | None) -> None:
+    """The paper's values as labelled horizontal lines (gid "published": read back by the plot's
+    marks sidecar, lsokl.report.plots.save_figure)."""
+    from lsokl.report.plots import PUBLISHED_GID
+
+    styles = iter(["--", ":", "-."])
+    for label, value in (published or {}).items():
+        ax.axhline(value, color="k", linestyle=next(styles, "--"), linewidth=0.9, alpha=0.7,
+                   label=f"{label}: {value:g}%", gid=PUBLISHED_GID)
+
+
+def _plot_curves(stem: Path, curves: dict, title: str, ylabel: str, scale: float,
+                 published: dict | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -236,6 +261,7 @@ def _plot_curves(stem: Path, curves: dict, title: str, ylabel: str, scale: float
     fig, ax = plt.subplots(figsize=(6.8, 4.4))
     for label, c in curves.items():
         ax.plot(c.samples_seen, c.test_error * scale, marker="o", markersize=3, label=label)
+    _mark_published_lines(ax, published)
     ax.set_xscale("log")
     ax.set_xlabel("number of training samples seen")
     ax.set_ylabel(ylabel)
@@ -243,9 +269,9 @@ def _plot_curves(stem: Path, curves: dict, title: str, ylabel: str, scale: float
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120)
+    from lsokl.report.plots import save_figure
+
+    save_figure(fig, stem)
     plt.close(fig)
 
 
@@ -295,8 +321,10 @@ def e1_time(out: Path) -> dict:
         within = {b: (float(err[t <= b][-1]) if np.any(t <= b) else None) for b in res["budgets_s"]}
         res["methods"][label] = {"runs": len(curves), "time_s": t.tolist(), "test_error_pct": err.tolist(),
                                  "error_within_budget_pct": within}
+    from lsokl.report.plots import PUBLISHED_GID, save_figure
+
     for v, name in ((15.3, "published DSG 15.3%"), (15.0, "published NORMA, k-SDCA ~15%")):
-        ax.axhline(v, color="k", linestyle="--", linewidth=0.8, alpha=0.6)
+        ax.axhline(v, color="k", linestyle="--", linewidth=0.8, alpha=0.6, gid=PUBLISHED_GID)
         ax.text(0.99, v, name, transform=ax.get_yaxis_transform(), fontsize=7, ha="right",
                 va="bottom" if v > 15.1 else "top")
     ax.set_xscale("log")
@@ -307,10 +335,7 @@ def e1_time(out: Path) -> dict:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(frameon=False, fontsize=7)
     fig.tight_layout()
-    stem = out / "figures" / "e1-sc2-equal-time-a9a"
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120)
+    save_figure(fig, out / "figures" / "e1-sc2-equal-time-a9a")
     plt.close(fig)
     for label, m in res["methods"].items():
         print(f"SC2 {label}: " + ", ".join(f"{b} s: {v:.2f}%" if v is not None else f"{b} s: -"
@@ -396,11 +421,12 @@ def e2_tuned(out: Path) -> dict:
         curves[registry.DISPLAY_NAMES.get(name, name)] = c
         print(f"E2T {name}: {100 * c.test_error[-1]:.2f}% ({c.elapsed:.1f} s)", flush=True)
     _plot_two_axes(out / "figures" / "e2-tuned-mnist-8v6", curves,
-                   "MNIST 8 vs 6 analogue (16k virtual examples), DSG tuned on validation")
+                   "MNIST 8 vs 6 analogue (16k virtual examples), DSG tuned on validation",
+                   published=published_errors("MNIST8M 8 vs. 6"))
     return res
 
 
-def _plot_two_axes(stem: Path, curves: dict, title: str) -> None:
+def _plot_two_axes(stem: Path, curves: dict, title: str, published: dict | None = None) -> None:
     """Test error (%) against training samples seen (left) and training time (right), log x."""
     import matplotlib
 
@@ -416,13 +442,14 @@ def _plot_two_axes(stem: Path, curves: dict, title: str) -> None:
         ax.set_yscale("log")
         ax.set_xlabel(xl)
         ax.grid(True, which="both", alpha=0.3)
+        _mark_published_lines(ax, published)
     axes[0].set_ylabel("test error (%)")
     axes[1].legend(frameon=False, fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120)
+    from lsokl.report.plots import save_figure
+
+    save_figure(fig, stem)
     plt.close(fig)
 
 
@@ -476,7 +503,8 @@ def e2(out: Path) -> dict:
         curves[registry.DISPLAY_NAMES.get(name, name)] = c
         print(f"E2 {name}: {100 * c.test_error[-1]:.2f}% ({c.elapsed:.1f} s)", flush=True)
     _plot_curves(out / "figures" / "e2-mnist-8v6-virtual", curves,
-                 "E2 analogue: MNIST 8 vs 6, virtual examples from the 10k test images", "test error (%)", 100.0)
+                 "E2 analogue: MNIST 8 vs 6, virtual examples from the 10k test images", "test error (%)", 100.0,
+                 published=published_errors("MNIST8M 8 vs. 6"))
     return res
 
 
