@@ -139,7 +139,8 @@ def sweep(root, out, config=None, *, fig: str, title: str, panels: tuple, cols: 
                 _plot(sub, out, f"{fig}-{ds}{tag}-{y}-vs-{x}", x, y, xlabel=xlabel, ylabel=ylabel,
                       logx=logx, logy=logy,
                       title=f"{ds}{_standin(ds, fig)}{'' if split is None else f', gamma = {split:g}'}: {ylabel} vs {xlabel}")
-        lines += [f"## {ds}{_standin(ds, fig)}", ""] + _table(grp, cols) + [""]
+        order = [c for c in ("algorithm", "gamma", "clusters", "eps", "rank") if c in grp]
+        lines += [f"## {ds}{_standin(ds, fig)}", ""] + _table(grp.sort_values(order, na_position="first"), cols) + [""]
     _write(out, agg, lines, root, config)
     return agg
 

@@ -1,7 +1,9 @@
 """Si, Hsieh, Dhillon: Memory Efficient Kernel Approximation (JMLR 18, 2017).
 
-Tables 1-8 and Figures 1-13. Only pendigit (Table 7, Fig. 7) and wine/cadata/cpusmall (Table 8)
-are the paper's data here; Tables 2 and 3 run on stand-ins (a9a, pendigit) and say so. Every
+Tables 1-8 and Figures 1-13. Only pendigit (Table 7, Fig. 7), wine/cadata/cpusmall (Table 8) and
+cadata (the figures' second panels) are the paper's data here; Tables 2 and 3 and Figs. 3, 10, 11, 13
+run on stand-ins (a9a, pendigit, cadata) and say so. The figures' reports and computed claims are in
+``meka2017/figures.py``. Every
 MEKA report names a dataset a stand-in only when it is not the paper's (``meka2017/report.py``).
 """
 from __future__ import annotations
