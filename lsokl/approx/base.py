@@ -1,4 +1,5 @@
-"""The protocol every kernel approximation follows: G~ = W L W' for the Gaussian kernel matrix.
+"""The protocol every kernel approximation follows: G~ = W L W' for the Gaussian kernel matrix
+(or, with ``kernel="laplacian"``, the Laplacian kernel matrix [exp(-gamma ||x_i - x_j||_1)]).
 
 A kernel approximation is not a learner: it is fitted on a data matrix X (n x d) and then answers
 questions about the n x n Gaussian kernel matrix G = [exp(-gamma ||x_i - x_j||^2)] without ever
@@ -38,7 +39,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..compute.memory import estimate_of, refuse_if_too_big
-from ..compute.params import KernelWidth, Num, Seed
+from ..compute.params import KernelName, KernelWidth, Num, Seed
 from ..compute.validation import check_row_norms, check_sparse, max_row_sqnorm, warn_if_not_finite
 from ..compute.xp import asarray, device, is_numpy, namespace, take_rows, to_numpy
 
@@ -52,7 +53,11 @@ class KernelApproximation(BaseEstimator):
 
     name: ClassVar[str] = ""
     display: ClassVar[str] = ""  # how the MEKA paper's tables print the method
-    _params: ClassVar[dict] = {"gamma": KernelWidth("gamma"), "rank": RANK, "random_state": Seed()}
+    _params: ClassVar[dict] = {"gamma": KernelWidth("gamma"), "rank": RANK, "random_state": Seed(),
+                               "kernel": KernelName()}
+    #: ``gaussian`` exp(-gamma ||x-y||^2) or ``laplacian`` exp(-gamma ||x-y||_1) (every method but
+    #: Fastfood; a Laplacian fit runs on the host: the Array API path is Gaussian only)
+    kernel: str = "gaussian"
 
     L_: np.ndarray | None = None
     # True: fit/solve/cross compute in the namespace of an Array API input (torch, CuPy) on its
@@ -91,7 +96,7 @@ class KernelApproximation(BaseEstimator):
         ``numpy.random.SeedSequence``; the runner passes the cell's seed)."""
         self._validate_params()
         if not is_numpy(X):
-            if self.array_api_support:  # torch / CuPy: computed in X's namespace, on its device
+            if self._array_api_ok():  # torch / CuPy: computed in X's namespace, on its device
                 return self._fit_array_api(X, seed)
             X = to_numpy(X)
         X = as_dense(X)
@@ -115,6 +120,10 @@ class KernelApproximation(BaseEstimator):
         self.timings_["total"] = time.perf_counter() - t0
         self.cpu_timings_["total"] = time.process_time() - c0
         return self
+
+    def _array_api_ok(self) -> bool:
+        """Whether a torch / CuPy X is computed on its device (else copied to numpy first)."""
+        return self.array_api_support and self.kernel == "gaussian"
 
     def _fit(self, X, rng) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

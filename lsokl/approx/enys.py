@@ -23,11 +23,12 @@ class EnsembleNystrom(LowRankApproximation):
                "landmark_factor": Num(1, np.inf, "left")}
 
     def __init__(self, *, rank: int = 128, gamma: float = 1.0, experts: int = 3,
-                 landmark_factor: float = 2.0, random_state=None):
+                 landmark_factor: float = 2.0, kernel: str = "gaussian", random_state=None):
         self.rank = rank
         self.gamma = gamma
         self.experts = experts
         self.landmark_factor = landmark_factor
+        self.kernel = kernel
         self.random_state = random_state
 
     def _fit(self, X, rng):
@@ -41,7 +42,8 @@ class EnsembleNystrom(LowRankApproximation):
         with timed(self.timings_, "factor", self.cpu_timings_):
             for child in rng.spawn(t):
                 self.experts_.append(Nystrom(rank=per, gamma=self.gamma,
-                                             landmark_factor=self.landmark_factor).fit(X, seed=child))
+                                             landmark_factor=self.landmark_factor,
+                                             kernel=self.kernel).fit(X, seed=child))
             self.Z_ = np.hstack([e.Z_ for e in self.experts_]) / np.sqrt(t)
 
     def transform(self, X_new) -> np.ndarray:

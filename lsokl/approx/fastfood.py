@@ -19,6 +19,7 @@ from numba import njit
 
 from ..compute.features import fourier_from_projections
 from ..compute.kernels import JIT
+from ..compute.params import KernelName
 from .base import LowRankApproximation, as_dense, timed
 
 
@@ -45,9 +46,14 @@ class Fastfood(LowRankApproximation):
     name = "fastfood"
     display = "Fastfood"
 
-    def __init__(self, *, rank: int = 128, gamma: float = 1.0, random_state=None):
+    _params = {**LowRankApproximation._params,
+               "kernel": KernelName(("gaussian",), "Fastfood approximates the Gaussian kernel only; "
+                                                   "rks draws Cauchy frequencies for the Laplacian")}
+
+    def __init__(self, *, rank: int = 128, gamma: float = 1.0, kernel: str = "gaussian", random_state=None):
         self.rank = rank
         self.gamma = gamma
+        self.kernel = kernel
         self.random_state = random_state
 
     def _fit(self, X, rng):

@@ -28,8 +28,8 @@ class KMeansNystrom(NystromFamily):
                "kmeans_iterations": Num(0, MAX_KMEANS_ITERATIONS, "both", integer=True)}
 
     def __init__(self, *, rank: int = 128, gamma: float = 1.0, landmark_factor: float = 2.0,
-                 kmeans_sample: int = 20000, kmeans_iterations: int = 5, random_state=None):
-        super().__init__(rank=rank, gamma=gamma, landmark_factor=landmark_factor,
+                 kmeans_sample: int = 20000, kmeans_iterations: int = 5, kernel: str = "gaussian", random_state=None):
+        super().__init__(rank=rank, gamma=gamma, landmark_factor=landmark_factor, kernel=kernel,
                          random_state=random_state)
         self.kmeans_sample = kmeans_sample
         self.kmeans_iterations = kmeans_iterations

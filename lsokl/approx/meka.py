@@ -7,9 +7,12 @@ authors' released MATLAB ``meka.m`` computes it (spec: ``docs/MEKA.md`` section 
    authors' fraction rule, or ``eps``: the paper's absolute threshold).
 2. **Ranks.** R allocates the total rank c k proportionally to the cluster sizes
    (``k_alloc="prop"``: ceil(c k n_s / n), the excess taken from the last cluster, clipped to
-   n_s); ``"equal"`` gives every cluster rank k (the paper's sec. 5.1 wording).
+   n_s); ``"equal"`` gives every cluster rank k (the paper's sec. 5.1 wording); ``"eig"`` is the paper's strategy (iii): the top c k eigenvalues
+   pooled over every cluster's 2k landmark kernel decide each k_s (Fig. 6).
 3. **Diagonal blocks (TW).** Per cluster, a rank-k_s Nystrom map on 2 k_s landmarks drawn from
    the cluster: W^(s) = E_s Q Sigma^-1/2 (the map NOGD uses, :func:`lsokl.approx.nystrom.landmark_map`).
+   ``basis="knys"``/``"rnys"`` (Fig. 4): the cluster's 2 k_s k-means centroids as landmarks, or a
+   randomised SVD of the landmark kernel (p = 10, q = 1), instead of Nys.
 4. **Links (TL).** For each kept pair s < t, 4 k_s sampled rows of cluster s and 4 k_t of
    cluster t (fresh for every pair): L_st = pinv(A'A) A' G^ B pinv(B'B) with MATLAB's
    ``pinv(., 1e-6)`` absolute cutoff; L_ts = L_st'.
@@ -17,7 +20,8 @@ authors' released MATLAB ``meka.m`` computes it (spec: ``docs/MEKA.md`` section 
 
 The paper's k is the rank *per cluster*: ``rank`` here is that k, as for the baselines (the
 "same memory" rule), and the total rank is ``clusters * rank`` (R's ``k``; ``total_rank``
-overrides it). ``psd=True`` clips L's negative eigenvalues (MEKA-PSD, paper sec. 7.1), which
+overrides it). ``kernel="laplacian"`` builds every block (centres, diagonal maps, links) with
+exp(-gamma ||x - y||_1) instead (paper Fig. 11; the clustering stays Euclidean k-means). ``psd=True`` clips L's negative eigenvalues (MEKA-PSD, paper sec. 7.1), which
 Table 8's kernel ridge regression needs (spec section 3). ``kmeans="kmeans++"`` (a variant, not R)
 clusters with scikit-learn's k-means++ instead of the authors' 10 Lloyd steps from random labels,
 whose partitions are visibly worse on pendigit (k-means objective 7570-8100 against 7530).
@@ -41,13 +45,14 @@ import math
 
 import numpy as np
 
-from ..compute.kernels import gaussian_block, row_sqnorms
+from ..compute.kernels import gaussian_block, kernel_block, row_sqnorms
 from ..compute.params import Num, OneOf
 from ..compute.stream import Stream
 from ..compute.xp import asarray, device, is_numpy, namespace, take_rows, to_numpy
 from .base import KernelApproximation, as_dense, timed
-from .clustering import meka_kmeans, nearest_centre
+from .clustering import eff_kmeans, meka_kmeans, nearest_centre
 from .nystrom import CHUNK, gaussian_block_xp, landmark_map, map_rows
+from .rnys import randomized_eigenpairs
 
 PINV_CUTOFF = 1e-6  # MATLAB pinv(X, 1e-6) in meka.m: singular values <= 1e-6 are zeroed
 
@@ -135,7 +140,8 @@ class MEKA(KernelApproximation):
                "total_rank": Num(1, np.inf, "left", integer=True, allow_none=True),
                "eta": Num(0, 1, "both"),
                "eps": Num(0, 1, "both", allow_none=True),
-               "k_alloc": OneOf(("prop", "equal")),
+               "k_alloc": OneOf(("prop", "equal", "eig")),
+               "basis": OneOf(("nys", "knys", "rnys")),
                "landmark_factor": Num(1, np.inf, "left"),
                "link_oversample": Num(1, np.inf, "left"),
                "kmeans_sample": Num(1, np.inf, "left", integer=True),
@@ -149,7 +155,7 @@ class MEKA(KernelApproximation):
                  k_alloc: str = "prop", landmark_factor: float = 2.0, link_oversample: float = 4.0,
                  kmeans_sample: int = 10000, kmeans_iterations: int = 10,
                  partition: str = "kmeans", kmeans: str = "authors", psd: bool = False,
-                 random_state=None):
+                 kernel: str = "gaussian", basis: str = "nys", random_state=None):
         self.rank = rank
         self.gamma = gamma
         self.clusters = clusters
@@ -164,6 +170,8 @@ class MEKA(KernelApproximation):
         self.partition = partition
         self.kmeans = kmeans
         self.psd = psd
+        self.kernel = kernel
+        self.basis = basis
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
@@ -181,7 +189,7 @@ class MEKA(KernelApproximation):
 
         with timed(self.timings_, "clustering", self.cpu_timings_):
             cluster(X, c, r_cluster)
-            self.centre_kernel_ = gaussian_block(self.centres_, self.centres_, gamma)
+            self.centre_kernel_ = kernel_block(self.centres_, self.centres_, gamma, self.kernel)
             self.dropped_ = dropped_pairs(self.centre_kernel_, float(self.eta),
                                           None if self.eps is None else float(self.eps))
         members = [np.flatnonzero(self.labels_ == s) for s in range(c)]
@@ -201,16 +209,48 @@ class MEKA(KernelApproximation):
 
         stream = Stream(X)
         with timed(self.timings_, "diagonal", self.cpu_timings_):
+            chosen = self._eig_allocation(X, members, r_diag, gamma) if self.k_alloc == "eig" else None
             self.maps_, self.blocks_ = [], []
             for s, idx in enumerate(members):
                 k_s = int(self.ranks_[s])
-                m_s = int(min(round(self.landmark_factor * k_s), len(idx)))
-                lm = idx[self._landmark_positions(s, len(idx), m_s, r_diag)]
-                fmap = landmark_map(X[lm], gamma, k_s)
+                if chosen is not None:
+                    landmarks = chosen[s]
+                else:
+                    landmarks = self._basis_landmarks(X, s, idx, k_s, r_diag)
+                eig = randomized_eigenpairs(r_diag) if self.basis == "rnys" else None
+                fmap = landmark_map(landmarks, gamma, k_s, eig, kernel=self.kernel)
                 self.maps_.append(fmap)
                 self.blocks_.append(map_rows(fmap, stream, idx))
 
         self.L_ = self._link_matrix(lambda s, t: self._link(X, sqn, s, t, r_link, gamma))
+
+    def _basis_landmarks(self, X, s: int, idx: np.ndarray, k_s: int, rng) -> np.ndarray:
+        """Cluster s's 2 k_s landmarks: drawn from the cluster (``basis`` nys, rnys: R's Nys.m) or
+        its k-means centroids (``knys``: eff_kmeans, 5 Lloyd steps, as the KNys baseline)."""
+        m_s = int(min(round(self.landmark_factor * k_s), len(idx)))
+        if self.basis == "knys":
+            return eff_kmeans(np.ascontiguousarray(X[idx]), m_s, rng, 5)
+        return X[idx[self._landmark_positions(s, len(idx), m_s, rng)]]
+
+    def _eig_allocation(self, X, members, rng, gamma) -> list:
+        """The paper's strategy (iii) for the ranks (sec. 5.1): 2k landmarks per cluster (k = the
+        total rank / c), the eigenvalues of every cluster's landmark kernel pooled, and k_s = how
+        many of the top c k are cluster s's (at least 1). Sets ``ranks_``/``offsets_``; returns
+        the landmarks, reused by the diagonal maps."""
+        c = len(members)
+        k = int(self._columns()) // c
+        landmarks, pooled = [], []
+        for s, idx in enumerate(members):
+            lm = self._basis_landmarks(X, s, idx, k, rng)
+            landmarks.append(lm)
+            lam = np.abs(np.linalg.eigvalsh(kernel_block(lm, lm, gamma, self.kernel)))
+            pooled += [(v, s) for v in lam]
+        pooled.sort(key=lambda p: -p[0])
+        counts = np.bincount([s for _, s in pooled[:k * c]], minlength=c)
+        sizes = np.array([len(lm) for lm in landmarks])
+        self.ranks_ = np.minimum(np.maximum(counts, 1), sizes).astype(np.int64)
+        self.offsets_ = np.concatenate([[0], np.cumsum(self.ranks_)])
+        return landmarks
 
     def _link_matrix(self, link) -> np.ndarray:
         """The K x K link matrix L (host numpy): identity diagonal blocks, ``link(s, t)`` for every
@@ -316,6 +356,9 @@ class MEKA(KernelApproximation):
         G_hat = gaussian_block(Xa, Xb, gamma, A_sqn=row_sqnorms(Xa), B_sqn=row_sqnorms(Xb))
         return pinv_solve(A.T @ A, pinv_solve(B.T @ B, (A.T @ G_hat) @ B, right=True))
 
+    def _array_api_ok(self) -> bool:
+        return super()._array_api_ok() and self.basis == "nys" and self.k_alloc != "eig"
+
     def _factor_like(self):
         blocks = getattr(self, "blocks_", None)
         return None if not blocks or is_numpy(blocks[0]) else blocks[0]
@@ -370,7 +413,7 @@ class MEKA(KernelApproximation):
         A = self.blocks_[s][rows[0]]
         B = self.blocks_[t][rows[1]]
         gs, gt = self.members_[s][rows[0]], self.members_[t][rows[1]]
-        G_hat = gaussian_block(X[gs], X[gt], gamma, A_sqn=sqn[gs], B_sqn=sqn[gt])
+        G_hat = kernel_block(X[gs], X[gt], gamma, self.kernel, A_sqn=sqn[gs], B_sqn=sqn[gt])
         return pinv_solve(A.T @ A, pinv_solve(B.T @ B, (A.T @ G_hat) @ B, right=True))
 
     # ------------------------------------------------------------------ the random draws

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compute.kernels import gaussian_block, row_sqnorms
+from ..compute.kernels import kernel_block, row_sqnorms
 from ..compute.xp import to_numpy
 
 MAX_FLOATS = 1 << 24  # floats per chunk of exact rows (128 MB), and as many approximate ones
 
 
-def relative_error(approx, X, gamma: float, rows=None, rng=None, max_floats: int = MAX_FLOATS):
+def relative_error(approx, X, gamma: float, rows=None, rng=None, max_floats: int = MAX_FLOATS,
+                   kernel: str | None = None):
     """(error, row indices used): ||G_R - G~_R||_F / ||G_R||_F over the rows R (all rows when
-    ``rows`` is None, else ``rows`` of them drawn uniformly without replacement by ``rng``)."""
+    ``rows`` is None, else ``rows`` of them drawn uniformly without replacement by ``rng``).
+    ``kernel``: the exact kernel G is built with (default: the approximation's own)."""
+    kernel = kernel or getattr(approx, "kernel", "gaussian")
     n = X.shape[0]
     if rows is None or rows >= n:
         idx = np.arange(n)
@@ -31,7 +34,7 @@ def relative_error(approx, X, gamma: float, rows=None, rng=None, max_floats: int
     num = den = 0.0
     for a in range(0, len(idx), chunk):
         sel = idx[a:a + chunk]
-        G = gaussian_block(X[sel], X, gamma, A_sqn=sqn[sel], B_sqn=sqn)
+        G = kernel_block(X[sel], X, gamma, kernel, A_sqn=sqn[sel], B_sqn=sqn)
         den += float(np.einsum("ij,ij->", G, G))
         G -= to_numpy(approx.rows(sel))  # an Array API factor's rows come back to the host
         num += float(np.einsum("ij,ij->", G, G))
@@ -53,9 +56,10 @@ def numerical_rank(A: np.ndarray, delta: float = 1e-6) -> int:
     return int(np.sum(s > max(A.shape) * s[0] * delta))
 
 
-def block_ranks(X, labels: np.ndarray, gamma: float, delta: float = 1e-6) -> list[list[int]]:
+def block_ranks(X, labels: np.ndarray, gamma: float, delta: float = 1e-6,
+                kernel: str = "gaussian") -> list[list[int]]:
     """Numerical rank of every kernel block G(V_s, V_t) of the partition ``labels`` (Table 3)."""
     c = int(labels.max()) + 1
     members = [np.flatnonzero(labels == s) for s in range(c)]
-    return [[numerical_rank(gaussian_block(X[members[s]], X[members[t]], gamma), delta)
+    return [[numerical_rank(kernel_block(X[members[s]], X[members[t]], gamma, kernel), delta)
              for t in range(c)] for s in range(c)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compute.features import NystromMap
-from ..compute.kernels import gaussian_block, row_sqnorms
+from ..compute.kernels import gaussian_block, kernel_block, row_sqnorms
 from ..compute.params import Num
 from ..compute.stream import Stream
 from ..compute.xp import asarray, is_numpy, namespace, take_rows
@@ -30,20 +30,39 @@ def eigen_abs(gram: np.ndarray, rank: int):
     return np.abs(lam), V
 
 
+class KernelRowsMap:
+    """:class:`~lsokl.compute.features.NystromMap`'s interface (``sv``, ``MT``, ``features``) for
+    a kernel other than the Gaussian: z(x) = M [k(x, s)]_{s in S} with the block computed by
+    :func:`lsokl.compute.kernels.kernel_block` (the Laplacian kernel's L1 distances have no
+    ||a||^2 + ||b||^2 - 2 a.b form for the compiled Gaussian rows)."""
+
+    def __init__(self, sv: np.ndarray, M: np.ndarray, gamma: float, kernel: str):
+        self.sv = np.ascontiguousarray(sv, dtype=np.float64)
+        self.MT = np.ascontiguousarray(M.T, dtype=np.float64)
+        self.gamma, self.kernel = float(gamma), kernel
+
+    def features(self, stream, idx) -> np.ndarray:
+        return np.ascontiguousarray(kernel_block(stream.dense[idx], self.sv, self.gamma, self.kernel) @ self.MT)
+
+
 def landmark_map(landmarks: np.ndarray, gamma: float, rank: int, eigenpairs=None,
-                 floor: float | None = None) -> NystromMap:
+                 floor: float | None = None, kernel: str = "gaussian"):
     """The rank-``rank`` Nystrom feature map on ``landmarks``: z(x) = Lambda^-1/2 V' k(x, landmarks).
 
     ``eigenpairs``: a function gram -> (lam, V) (default: exact top-k, :func:`eigen_abs`).
     ``floor``: drop eigenpairs below floor * lambda_max (None: keep all, as the authors do).
+    ``kernel``: ``gaussian`` (NOGD's compiled :class:`NystromMap`) or ``laplacian``
+    (:class:`KernelRowsMap`).
     """
     landmarks = np.ascontiguousarray(landmarks, dtype=np.float64)
-    gram = gaussian_block(landmarks, landmarks, gamma)
+    gram = kernel_block(landmarks, landmarks, gamma, kernel)
     lam, V = (eigenpairs or eigen_abs)(gram, rank)
     if floor is not None:
         keep = lam > floor * lam.max()
         lam, V = lam[keep], V[:, keep]
     M = (V / np.sqrt(lam)).T  # k x m
+    if kernel != "gaussian":
+        return KernelRowsMap(landmarks, M, gamma, kernel)
     return NystromMap(landmarks, row_sqnorms(landmarks), M, 1.0 / np.sqrt(2.0 * gamma))
 
 
@@ -72,10 +91,11 @@ class NystromFamily(LowRankApproximation):
     _params = {**LowRankApproximation._params, "landmark_factor": Num(1, np.inf, "left")}
 
     def __init__(self, *, rank: int = 128, gamma: float = 1.0, landmark_factor: float = 2.0,
-                 random_state=None):
+                 kernel: str = "gaussian", random_state=None):
         self.rank = rank
         self.gamma = gamma
         self.landmark_factor = landmark_factor
+        self.kernel = kernel
         self.random_state = random_state
 
     def n_landmarks(self, n: int) -> int:
@@ -92,7 +112,7 @@ class NystromFamily(LowRankApproximation):
         self._check_rank(len(landmarks), int(self.rank), what="landmarks")
         with timed(self.timings_, "factor", self.cpu_timings_):
             self.map_ = landmark_map(landmarks, float(self.gamma), int(self.rank),
-                                     self._eigenpairs(rng))
+                                     self._eigenpairs(rng), kernel=self.kernel)
             self.Z_ = map_rows(self.map_, Stream(X))
 
     def _landmarks(self, X, rng):

@@ -44,8 +44,8 @@ class RNystrom(NystromFamily):
                "power_iterations": Num(1, MAX_POWER_ITERATIONS, "both", integer=True)}
 
     def __init__(self, *, rank: int = 128, gamma: float = 1.0, landmark_factor: float = 2.0,
-                 oversample: int = 10, power_iterations: int = 1, random_state=None):
-        super().__init__(rank=rank, gamma=gamma, landmark_factor=landmark_factor,
+                 oversample: int = 10, power_iterations: int = 1, kernel: str = "gaussian", random_state=None):
+        super().__init__(rank=rank, gamma=gamma, landmark_factor=landmark_factor, kernel=kernel,
                          random_state=random_state)
         self.oversample = oversample
         self.power_iterations = power_iterations

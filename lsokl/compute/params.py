@@ -189,3 +189,29 @@ def resolve_sigma(sigma, X) -> float:
     if isinstance(sigma, str) and sigma == SCALE:
         return scale_sigma(X)
     return float(sigma)
+
+
+# ----------------------------------------------------------------------------- kernel name
+@dataclass(frozen=True)
+class KernelName:
+    """``kernel`` of the batch approximations: one of ``allowed`` (``gaussian``, ``laplacian``);
+    a misspelling is answered with the closest name, and a kernel the method cannot approximate
+    (Fastfood: Gaussian only) with ``why``."""
+
+    allowed: tuple = ("gaussian", "laplacian")
+    why: str = ""
+
+    def describe(self, value=None) -> str:
+        from ..errors import closest
+
+        known = ("gaussian", "laplacian")
+        if isinstance(value, str) and value in known and value not in self.allowed:
+            return f"{' or '.join(repr(a) for a in self.allowed)} ({self.why})"
+        guess = closest(value, known) if isinstance(value, str) else []
+        hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+        return f"one of {', '.join(repr(a) for a in self.allowed)}{hint}"
+
+    def check(self, owner: str, name: str, value) -> None:
+        if value not in self.allowed:
+            raise ValueError(f"The {name!r} parameter of {owner} must be {self.describe(value)}. "
+                             f"Got {value!r} instead.")

@@ -9,7 +9,8 @@ One generic path with a few recipes (``RECIPES``), chosen by the item:
   item's ``paper`` option as ``--paper``;
 * ``convergence-figure``: the source table's run (resumable: finished cells are skipped), then
   ``lsokl figure --convergence`` and the search curves (LSOKL Figs. 1-2, 5-6);
-* ``meka``: the run, then the MEKA report named by the item (``meka2017/report.py``);
+* ``meka``: the run, then the MEKA report named by the item (``meka2017/report.py``, or for
+  the figures ``meka2017/figures.py``);
 * ``bpegasosm``: the runs, then the Table 1 report, or with ``report: time-vs-length`` the Fig. 3
   time curves (``bpegasosm2010/report.py``);
 * ``dsg``: the DSG experiments (``dsg2014/report.py``), then ``dsg.md``.
@@ -175,7 +176,7 @@ def convergence_figure(item: Item, folder: Path, opts: dict, echo: Callable) -> 
 
 def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     from ..report.machine import machine_load
-    from .meka2017 import report
+    from .meka2017 import figures, report
 
     before = f"Measured on {machine_load()}."
     code = 0
@@ -188,7 +189,7 @@ def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 
         raise LsoklError(f"{item.id}: --redraw would lose the machine load measured during the run "
                          "(Table 5 is a timing table); run it without --redraw")
-    fn = report.TABLES[which]
+    fn = report.TABLES[which] if which in report.TABLES else figures.FIGURES[which]
     configs = tuple(_config(c) for c in item.configs)
     configs = configs[0] if len(configs) == 1 else configs
     if which == "table5":

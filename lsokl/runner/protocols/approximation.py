@@ -143,7 +143,7 @@ def run_cell(job, data) -> Outcome:
                 raise ValueError(f"block_ranks needs a method with a partition (meka); "
                                  f"{spec['learner']} has none")
             info["block_ranks"] = block_ranks(X_fit, labels, float(approx.gamma),
-                                              spec["block_ranks"]["delta"])
+                                              spec["block_ranks"]["delta"], getattr(approx, "kernel", "gaussian"))
             if metric is None:
                 metric, value = "block_rank_diag_mean", float(np.mean(np.diag(info["block_ranks"])))
     if metric is None:
