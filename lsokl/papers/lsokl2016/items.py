@@ -192,8 +192,10 @@ def _authors(table: Item, config: str) -> Item:
                 published=table.published, tolerance=table.tolerance,
                 layout=f"{config}.md, report/table.md|csv|tex, report/summary.csv, report/plots/, "
                        "figures/convergence/",
-                claim=table.claim, recipe="online-table",
-                options={"variant_of": table.id, "convergence": True}, score=table.score)
+                claim=table.claim, where=table.where, recipe="online-table",
+                variant="the authors' script settings (their step sizes and kernel widths, no search): shown beside "
+                        f"{table.id}, which is scored on the paper's protocol",
+                options={"variant_of": table.id, "convergence": True}, score=table.score, cells=table.cells)
 
 
 _TABLES = {item.id: item for item in ITEMS}

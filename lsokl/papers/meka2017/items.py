@@ -80,7 +80,7 @@ FIGURES = [
     _figure("meka2017:fig5", "Fig. 5: MEKA's time and error against the threshold eps (ijcnn1, cadata)", "partial",
             (_IJCNN1, _CADATA), "meka-fig5",
             "Section 5.1, on Figure 5",
-            "When eps is large, although MEKA yields higher approximation error [...] it is faster",
+            "When \u03f5 is large, although MEKA yields higher approximation error [...] it is faster",
             lambda f: _fig._score(f, _fig.eps_claim),
             reading="smallest against largest eps: the error rises, the CPU time falls"),
     _figure("meka2017:fig6", "Fig. 6: strategies for the per-cluster rank (ijcnn1, cadata)", "partial",
@@ -115,8 +115,8 @@ FIGURES = [
     _figure("meka2017:fig9", "Fig. 9: error against the Gaussian gamma (ijcnn1, cadata)", "partial",
             (_IJCNN1, _CADATA), "meka-fig9",
             "Section 6.1, on Figure 9",
-            "For large gamma [...] our proposed method yields lower error than other methods. The gap becomes "
-            "larger as gamma increases",
+            "For large \u03b3, the kernel matrix tends to have a block structure, so our proposed method yields "
+            "lower error than other methods. The gap becomes larger as \u03b3 increases",
             lambda f: _fig._score(f, _fig.gamma_claim),
             reading="gamma >= 4, cadata's Table 8 value"),
     _figure("meka2017:fig10", "Fig. 10: MEKA error and step times against the number of clusters c", "analogue",
