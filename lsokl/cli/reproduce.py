@@ -38,7 +38,10 @@ def reproduce(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="rerun cells whose record is failed/diverged/timeout"),
     list_: bool = typer.Option(False, "--list", help="print every item of the four papers with its status and exit"),
     scoreboard: bool = typer.Option(False, "--scoreboard", help="only regenerate REPRODUCTIONS.md from the committed results"),
-    all_: bool = typer.Option(False, "--all", help="every runnable item in turn, timed (make reproduce-all)"),
+    all_: bool = typer.Option(False, "--all", help="every runnable item in turn, timed (make reproduce-all), "
+                                                    "except the long ones (BPegasosM at the paper's n: name them)"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the items' configs, cells, data and the time of "
+                                                          "their last run; run nothing"),
     root: Path = typer.Option(Path("."), "--root", help="the folder holding results/ and REPRODUCTIONS.md "
                                                          "[default: the current folder, the clone's top]"),
 ) -> None:
@@ -62,11 +65,20 @@ def reproduce(
             console.print(f"wrote {path}", highlight=False)
             raise typer.Exit(0)
         if all_:
-            chosen = [it for it in items().values() if it.runnable]
+            from ..papers.registry import is_long
+
+            chosen = [it for it in items().values() if it.runnable and not is_long(it)]
         elif item:
             chosen = select(item)
         else:
             raise LsoklError("give an item (e.g. lsokl2016:table9), --all, --list or --scoreboard")
+        if dry_run:
+            from ..papers.dry_run import describe
+
+            for it in chosen:
+                for line in describe(it, root):
+                    console.print(escape(line), highlight=False, soft_wrap=True)
+            raise typer.Exit(0)
         rows = rep.reproduce(chosen, root, command=_command, jobs=jobs, datasets=dataset, algorithms=algorithm,
                              retry_failed=retry_failed, echo=lambda m: console.print(escape(m), highlight=False, soft_wrap=True))
     except LsoklError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..declare import Dataset as D
 from ..declare import Item, Tolerance
 from .. import scoring
+from . import report as _report
 
 _T1 = (D("usps", "same", paper="USPS"), D("letter-uci", "same", paper="LETTER"),
        D("covtype", "absent", paper="COVERTYPE",
@@ -50,4 +51,34 @@ ITEMS = [
          claim="non-budgeted PegasosM's training time grows quadratically, the budgeted versions' linearly, "
                "merging with a better constant than projection",
          recipe="bpegasosm", options={"report": "time-vs-length"}, score=scoring.bpegasosm_fig3),
+    # Table 1's synthetic rows and Figs. 1-3 at the paper's n (long: not part of `lsokl reproduce bpegasosm2010`
+    # or `--all`; name them, `--dry-run` says how long)
+    Item("bpegasosm2010:table1-waveform", "Table 1 (WAVEFORM row) and Figs. 2-3 at the paper's n = 2M", "table",
+         "partial",
+         datasets=(D("waveform", "same", paper="WAVEFORM",
+                     note="Breiman's generator: a fresh stream of 2,000,000 training and 20,000 test points"),),
+         configs=("bpegasosm-waveform-2m",), folder="results/bpegasosm-waveform-2m",
+         published="bpegasosm2010:table1",
+         tolerance=Tolerance(
+             "|ours - paper| <= max(2 published std, 1.5 points), like the full-size sets of Table 1",
+             "at n = 2M the data is the paper's (its generator's stream); one repetition here, so the published "
+             "std stands for the spread"),
+         layout="table1.md, table1.csv, checks.md, curves-waveform.png (Fig. 2), time-vs-length.png|svg|csv "
+                "(Fig. 3), NOTES.md",
+         claim="BPegasosM with projection and merging is more accurate than with removal (RAND, SMAL) at each budget",
+         recipe="bpegasosm", options={"report": "table1+time-vs-length", "long": True},
+         score=_report.score_paper_n),
+    Item("bpegasosm2010:table1-checkerboard", "Table 1 (CHECKERB row) and Fig. 1 at the paper's n = 10M", "table",
+         "partial",
+         datasets=(D("checkerboard", "same", paper="CHECKERB",
+                     note="the 4x4 checkerboard generator: a fresh stream of 10,000,000 training and 20,000 test points"),),
+         configs=("bpegasosm-checkerboard-10m",), folder="results/bpegasosm-checkerboard-10m",
+         published="bpegasosm2010:table1",
+         tolerance=Tolerance(
+             "|ours - paper| <= max(2 published std, 1.5 points), like the full-size sets of Table 1",
+             "at n = 10M the data is the paper's (its generator's stream); one repetition here, so the published "
+             "std stands for the spread"),
+         layout="table1.md, table1.csv, checks.md, curves-checkerboard.png (Fig. 1), NOTES.md",
+         claim="BPegasosM with projection and merging is more accurate than with removal (RAND, SMAL) at each budget",
+         recipe="bpegasosm", options={"long": True}, score=_report.score_paper_n),
 ]
