@@ -72,8 +72,13 @@ def test_paper_n_items_run_the_paper_n_and_are_left_out_of_the_paper_and_all():
 
     wave, board = papers.get("bpegasosm2010:table1-waveform"), papers.get("bpegasosm2010:table1-checkerboard")
     assert {d.provenance for d in wave.datasets + board.datasets} == {"same"}
-    assert load_config(REPO / "configs" / f"{wave.configs[0]}.yaml").datasets["waveform"].draws["n_train"] == 2_000_000
-    assert load_config(REPO / "configs" / f"{board.configs[0]}.yaml").datasets["checkerboard"].draws["n_train"] == 10_000_000
+    for item, ds, n in ((wave, "waveform", 2_000_000), (board, "checkerboard", 10_000_000)):
+        budgets = set()
+        for name in item.configs:
+            exp = load_config(REPO / "configs" / f"{name}.yaml")
+            assert exp.datasets[ds].draws["n_train"] == n
+            budgets |= {c.param_dict.get("budget") for c in exp.cells}
+        assert budgets == {None, 100, 500}  # PegasosM and both budgets of Table 1
     assert is_long(wave) and is_long(board)
     chosen = {i.id for i in papers.select(["bpegasosm2010"])}
     assert "bpegasosm2010:table1" in chosen and not chosen & {wave.id, board.id}
@@ -89,7 +94,9 @@ def test_dry_run_lists_cells_data_memory_and_the_last_run_time(tmp_path):
     res = CliRunner().invoke(app, ["reproduce", item.id, "--dry-run", "--root", str(tmp_path)])
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
-    assert "9 cells (checkerboard 9)" in out and "10,000,000 training" in out and "memory estimate" in out
+    assert "bpegasosm-checkerboard-10m: 5 cells (checkerboard 5)" in out  # B = 100 and PegasosM
+    assert "bpegasosm-checkerboard-10m-b500: 4 cells (checkerboard 4)" in out
+    assert "10,000,000 training" in out and "memory estimate" in out
     assert "no recorded run yet" in out and not (tmp_path / "results").exists()  # nothing run or written
     folder = tmp_path / item.folder
     folder.mkdir(parents=True)

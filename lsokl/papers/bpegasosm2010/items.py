@@ -57,7 +57,7 @@ ITEMS = [
          "partial",
          datasets=(D("waveform", "same", paper="WAVEFORM",
                      note="Breiman's generator: a fresh stream of 2,000,000 training and 20,000 test points"),),
-         configs=("bpegasosm-waveform-2m",), folder="results/bpegasosm-waveform-2m",
+         configs=("bpegasosm-waveform-2m", "bpegasosm-waveform-2m-b500"), folder="results/bpegasosm-waveform-2m",
          published="bpegasosm2010:table1",
          tolerance=Tolerance(
              "|ours - paper| <= max(2 published std, 1.5 points), like the full-size sets of Table 1",
@@ -72,7 +72,7 @@ ITEMS = [
          "partial",
          datasets=(D("checkerboard", "same", paper="CHECKERB",
                      note="the 4x4 checkerboard generator: a fresh stream of 10,000,000 training and 20,000 test points"),),
-         configs=("bpegasosm-checkerboard-10m",), folder="results/bpegasosm-checkerboard-10m",
+         configs=("bpegasosm-checkerboard-10m", "bpegasosm-checkerboard-10m-b500"), folder="results/bpegasosm-checkerboard-10m",
          published="bpegasosm2010:table1",
          tolerance=Tolerance(
              "|ours - paper| <= max(2 published std, 1.5 points), like the full-size sets of Table 1",
