@@ -78,8 +78,7 @@ def test_provenance_flags_of_issue_24_are_declared():
     assert prov("lsokl2016:table5", "w8a").provenance == "other-split"
     assert prov("lsokl2016:table5", "kddcup99").provenance == "subset"
     assert prov("lsokl2016:table7", "usps").provenance == "other-split"
-    fig4 = {d.name: d.provenance for d in papers.get("lsokl2016:fig4").datasets}
-    assert fig4 == {"german": "stand-in", "codrna": "other-split", "usps": "other-split", "satimage": "stand-in"}
+    assert {d.provenance for d in papers.get("lsokl2016:fig4").datasets} == {"stand-in"}
     assert prov("meka2017:table2", "a9a").provenance == "stand-in"
     assert prov("meka2017:table3", "pendigits").provenance == "stand-in"
     assert prov("meka2017:table7", "pendigits").provenance == "same"
