@@ -58,7 +58,7 @@ TOP_KEYS = ("name", "description", "task", "seed", "permutations", "permutation_
 SPLITS = ("train", "test", "all")
 DATASET_KEYS = ("task", "split", "scale", "max_samples", "permutations", "permutation_source",
                 "budgets", "defaults", "algorithms", "exclude", "test_fraction", "draws", "rows", "krr",
-                "order", "block_rows")
+                "order", "block_rows", "labels")
 LEARNER_KEY = "learner"  # inside an algorithm entry: the registry name when the label differs
 #: cells (settings x permutations) a config may expand to without ``--max-cells``; the largest shipped
 #: reproduction has a few thousand (the runner's resource guards, lsokl.runner.resources, read it from here)
@@ -114,10 +114,13 @@ class DatasetSpec:
     # the config says `order` (top or dataset level): kept as given; else the runner may choose block-shuffle
     # for data larger than the memory available (lsokl.runner.run.choose_order)
     order_given: bool = False
+    labels: tuple = ()  # `labels: [8, 6]`: only the rows of these labels (two: the first is +1), in this order
 
     def load_options(self) -> dict:
         """Keyword arguments for :func:`lsokl.data.load` (only the ones that are set)."""
         opts = {"split": self.split} if self.split else {}
+        if self.labels:
+            opts["labels"] = self.labels
         if self.scale is not None:
             opts["scale"] = self.scale
         if self.max_samples is not None:
@@ -146,6 +149,7 @@ class Cell:
     protocol_options: tuple = ()  # sorted (key, value) pairs of the protocol's config keys
     select: tuple = ()  # hyper-parameter selection (lsokl.runner.selection): sorted (key, value) pairs
     order: tuple = ()  # the stream order when not a permutation (`order: block-shuffle`), sorted pairs
+    labels: tuple = ()  # the dataset's `labels` filter (rows of these labels only), in the config's order
 
     @property
     def param_dict(self) -> dict:
@@ -172,6 +176,8 @@ class Cell:
             spec["select"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.select}
         if self.order:  # only when not the default permutation, so earlier keys stay valid
             spec["order"] = dict(self.order)
+        if self.labels:  # only when filtered, so earlier keys stay valid
+            spec["labels"] = list(self.labels)
         return spec
 
 
@@ -651,6 +657,12 @@ def _dataset_spec(v: _Validator, given: str, entry, known_ds, datasets: dict, s:
     if dname in datasets:
         v.fail(dkey, f"dataset {dname!r} is listed twice")
     entry = v.mapping(dkey, entry, DATASET_KEYS)
+    labels = _labels(v, _join(dkey, "labels"), entry.get("labels"))
+    if labels:  # the filter decides the task: two labels are a binary task, more a multi-class one
+        registered_task = "binary" if len(labels) == 2 else "multiclass"
+        if entry.get("task", registered_task) != registered_task:
+            v.fail(_join(dkey, "task"), f"{len(labels)} labels ({_join(dkey, 'labels')}) make a "
+                                        f"{registered_task} task, not {entry['task']!r}")
     dtask = v.choice(_join(dkey, "task"), entry.get("task", registered_task or s.task), TASKS)
     split = v.choice(_join(dkey, "split"), entry.get("split"), SPLITS, allow_none=True)
     dscale = v.choice(_join(dkey, "scale"), entry.get("scale", s.scale), SCALES, allow_none=True)
@@ -676,7 +688,13 @@ def _dataset_spec(v: _Validator, given: str, entry, known_ds, datasets: dict, s:
                                     entry.get("permutation_source", s.permutation_source), PERMUTATION_SOURCES),
         order=_order(v, dkey, entry, s.order[0], s.order[1])[2],
         order_given=s.order_given or "order" in entry,
+        labels=labels,
     )
+    if labels and draws is not None:
+        v.fail(_join(dkey, "labels"), "filters a dataset read from files; fresh `draws` cannot be filtered")
+    if labels and spec.permutation_source == "authors":
+        v.fail(_join(dkey, "labels"), "the authors' permutations index the whole file; with `labels` use "
+                                      "`permutation_source: seed`")
     if spec.order and spec.permutation_source == "authors":
         v.fail(_join(dkey, "order"), "`order: block-shuffle` draws its own order; it cannot be combined with "
                                      "`permutation_source: authors`")
@@ -767,7 +785,7 @@ def _add_cells(v: _Validator, grid: _Grid, s: _TopSettings, algos: _Algorithms, 
                 permutation_source=spec.permutation_source,
                 max_samples=spec.max_samples, scale=spec.scale,
                 n_checkpoints=s.checkpoints, timeout=s.timeout, split=spec.split,
-                protocol=s.protocol, select=selected, order=spec.order,
+                protocol=s.protocol, select=selected, order=spec.order, labels=spec.labels,
                 protocol_options=_cell_options(s.protocol_options, spec)))
 
 
@@ -869,6 +887,23 @@ def _draws(v: _Validator, key: str, value, name: str, protocol: str) -> dict | N
         if k not in value:
             v.fail(_join(key, k), "is required")
     return {k: v.int_(_join(key, k), value[k], low=1) for k in ("n_train", "n_test")}
+
+
+def _labels(v: _Validator, key: str, value) -> tuple:
+    """``labels: [8, 6]``: the dataset's rows of these labels only (lsokl.data.labels.select_labels), two or
+    more distinct labels as the file writes them (numbers or text). Whether the file has them is checked
+    when it is loaded (the registry does not list label values)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) < 2:
+        v.expected(key, "a list of two or more labels of the dataset (e.g. [8, 6])", value)
+    for i, x in enumerate(value):
+        if isinstance(x, bool) or not isinstance(x, (int, float, str)):
+            v.expected(_join(key, i), "a label (a number or a string)", x)
+    norm = [str(int(x)) if isinstance(x, float) and x.is_integer() else str(x) for x in value]
+    if len(set(norm)) != len(norm):
+        v.fail(key, f"lists a label twice: {value}")
+    return tuple(value)
 
 
 def _dataset_options(v: _Validator, dkey: str, entry: dict, protocol_name: str) -> tuple:

@@ -39,7 +39,8 @@ def reproduce(
     list_: bool = typer.Option(False, "--list", help="print every item of the four papers with its status and the "
                                                      "verdict on its headline claim (claim: yes / no; - : no claim), and exit"),
     scoreboard: bool = typer.Option(False, "--scoreboard", help="only regenerate REPRODUCTIONS.md from the committed results"),
-    all_: bool = typer.Option(False, "--all", help="every runnable item in turn, timed (make reproduce-all)"),
+    all_: bool = typer.Option(False, "--all", help="every runnable item in turn, timed (make reproduce-all), "
+                                                    "except the long ones (BPegasosM at the paper's n: name them)"),
     rescore: bool = typer.Option(False, "--rescore", help="run no cell: rewrite the items' verdicts.md (every cell "
                                                           "under the tolerance rule, the claim's verdict) and "
                                                           "REPRODUCTIONS.md from the committed tables; all items "
@@ -79,7 +80,9 @@ def reproduce(
             console.print(f"wrote {path}", highlight=False)
             raise typer.Exit(0)
         if all_:
-            chosen = [it for it in items().values() if it.runnable]
+            from ..papers.registry import is_long
+
+            chosen = [it for it in items().values() if it.runnable and not is_long(it)]
         elif item:
             chosen = select(item)
         else:

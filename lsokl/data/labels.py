@@ -83,3 +83,48 @@ def normalise(y_raw: np.ndarray, task: str, opts: dict, where: str, info: dict |
     if n_classes is not None and len(classes) > n_classes:
         raise DataError(f"{where}: found {len(classes)} classes but the registry declares {n_classes}: {classes[:30]}")
     return _codes(y_raw, classes, where), {"classes": classes}
+
+
+def select_labels(ds, labels, where: str | None = None):
+    """The rows of ``ds`` whose label is one of ``labels`` (as the file writes them, e.g. ``[8, 6]`` for
+    MNIST's 8s and 6s), relabelled for the task the filter makes: two labels are a binary task with the
+    first one +1 and the second -1 (the papers' "8 vs 6"); more are a multi-class task with classes 0..k-1
+    in the order given. A label the dataset does not have is an error naming ``where`` (the config key,
+    ``datasets.<name>.labels``) and the labels it has. The authors' permutation matrix indexes the whole
+    file, so it is dropped."""
+    from dataclasses import replace
+
+    where = where or f"datasets.{ds.name}.labels"
+    y = np.asarray(ds.y)
+    if ds.task == "regression":
+        raise DataError(f"{where}: {ds.name} is a regression dataset; a label filter needs classes")
+    # the raw labels in the order of the codes (binary: [-1 label, +1 label]; multi-class: code i)
+    raw = list((ds.meta or {}).get("labels", {}).get("classes") or [])
+    if ds.task == "binary":
+        codes = (y > 0).astype(np.int64)
+        if len(raw) != 2:
+            raw = [-1, 1]
+    else:
+        codes = y.astype(np.int64)
+        if not raw:
+            raw = list(range(int(codes.max()) + 1 if codes.size else 0))
+    names = [str(v) for v in _as_number_list(raw)]
+    wanted = [str(v) for v in _as_number_list(list(labels))]
+    for given, w in zip(labels, wanted):
+        if w not in names:
+            raise DataError(f"{where}: {ds.name} has no label {given!r}; its labels are {', '.join(names)}")
+    new_code = np.full(len(names), -1, dtype=np.int64)
+    for k, w in enumerate(wanted):
+        new_code[names.index(w)] = k
+    mapped = new_code[codes]
+    keep = np.flatnonzero(mapped >= 0)
+    if keep.size == 0:
+        raise DataError(f"{where}: no row of {ds.name} has the labels {list(labels)}")
+    mapped = mapped[keep]
+    if len(wanted) == 2:
+        task, y_new, classes = "binary", np.where(mapped == 0, 1.0, -1.0), [labels[1], labels[0]]
+    else:
+        task, y_new, classes = "multiclass", mapped, list(labels)
+    meta = {**(ds.meta or {}), "labels": {"classes": _as_number_list(classes)}, "label_filter": list(labels),
+            "n": int(keep.size)}
+    return replace(ds, X=ds.X[keep], y=y_new, task=task, meta=meta, permutations=None)

@@ -46,7 +46,7 @@ def _hash_pair(a, b) -> str | None:
 
 
 def load(name: str, *, scale: str | None = None, max_samples: int | None = None, split: str = "train",
-         seed: int | None = None, mirror: str | None = None, **options) -> Dataset:
+         seed: int | None = None, mirror: str | None = None, labels=None, **options) -> Dataset:
     """A dataset by registered name or alias (see ``lsokl datasets``), or a built-in.
 
     split        ``train`` (default), ``test`` or ``all`` (train then test, as in the papers' online tables that
@@ -56,6 +56,8 @@ def load(name: str, *, scale: str | None = None, max_samples: int | None = None,
     max_samples  keep at most this many rows, drawn without replacement with ``seed`` (default 0), in file order.
     seed         the built-in generators' seed and the subsample's seed.
     mirror       a mirror folder/URL for a fetch that may be needed (default ``$LSOKL_DATA_MIRROR``).
+    labels       keep only the rows of these labels, as the file writes them (:func:`labels.select_labels`:
+                 two labels are a binary task, the first one +1; more are classes 0..k-1 in this order).
     options      built-in generator options, e.g. ``load("scale", n=581012, d=54, seed=0)``.
 
     Cached arrays are returned memory-mapped read-only; ``scale``, ``max_samples`` or ``split="all"`` return copies.
@@ -83,5 +85,9 @@ def load(name: str, *, scale: str | None = None, max_samples: int | None = None,
             if split not in spec.splits:
                 raise DataError(f"dataset {spec.name!r} has no {split!r} split (it has {', '.join(spec.splits)})")
             ds = _from_cache(spec, split, mirror)
+    if labels:
+        from .labels import select_labels
+
+        ds = select_labels(ds, labels)
     ds = subsample(ds, max_samples, seed or 0)
     return scale_dataset(ds, scale)

@@ -15,11 +15,15 @@ CPU and wall time. The estimate of a dataset's cells comes from the first of:
    :data:`RULE_UNKNOWN_ROWS`.
 
 Wall time = CPU time / the workers (``--jobs``, else the machine's default). Estimates are
-printed with their source so a reader knows how much to trust them.
+printed with their source so a reader knows how much to trust them. Each config's cell count and
+memory estimate (:func:`lsokl.runner.resources.dry_run_estimates`) are listed, with the datasets'
+provenance notes, and the item's last run from ``run-time.json`` in its folder (written by the long
+reproductions after they ran: :func:`write_run_time`).
 """
 from __future__ import annotations
 
 import csv
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -30,6 +34,8 @@ from .declare import Item
 RULE_S_PER_ROW = 2e-5
 RULE_MIN_CELL_S = 0.05
 RULE_UNKNOWN_ROWS = 50_000
+#: written into a long item's folder after its run: wall and CPU seconds, cells, the machine's load
+RUN_TIME = "run-time.json"
 
 
 @dataclass
@@ -52,6 +58,7 @@ class ItemPlan:
     jobs: int
     datasets: list = field(default_factory=list)
     note: str = ""
+    lines: list = field(default_factory=list)  # per config: cells and memory estimate; data notes; last run
 
     @property
     def cells(self) -> int:
@@ -156,11 +163,30 @@ def plan(item: Item, root: Path = Path("."), jobs: Optional[int] = None) -> Item
         return out
     recorded = _record_times(folder) if (folder / "records").is_dir() else {}
     summary = _summary_times(folder)
+    from ..runner.resources import dry_run_estimates
+
     counts: dict = {}
     for config in item.configs:
         exp = load_config(resolve_config(config))
+        per: dict = {}
         for cell in exp.cells:
             counts[cell.dataset] = counts.get(cell.dataset, 0) + 1
+            per[cell.dataset] = per.get(cell.dataset, 0) + 1
+        out.lines.append(f"config {config}: {len(exp.cells)} cells ("
+                         + ", ".join(f"{d} {n}" for d, n in per.items()) + ")")
+        refused, largest = dry_run_estimates(exp, exp.cells, None, workers=1)
+        if largest:
+            out.lines.append(f"  {largest}")
+        out.lines += [f"  would not start: {r}" for r in refused]
+    out.lines += [f"data {d.label()}: {d.note}" for d in item.datasets if d.note]
+    timing = folder / RUN_TIME
+    if timing.is_file():
+        t = json.loads(timing.read_text())
+        out.lines.append(f"last run: {t['cells']} cells in {_fmt(t['wall_s'])} wall, {_fmt(t['cpu_s'])} CPU "
+                         f"({t.get('when', '?')}; load average {t.get('load_before', '?')} at the start, "
+                         f"{t.get('cpus', '?')} CPUs); expect about the CPU time on one free core")
+    elif not recorded and not summary:
+        out.lines.append("no recorded run yet: the times below follow the per-row rule")
     for name, cells in counts.items():
         if recorded.get(name):
             per, source = sum(recorded[name]) / len(recorded[name]), "records"
@@ -186,6 +212,7 @@ def render(plans: list) -> str:
                      f"wall {_fmt(p.wall_s)} on {p.jobs} worker{'s' if p.jobs != 1 else ''}")
         if p.note:
             lines.append(f"  {p.note}")
+        lines += [f"  {line}" for line in p.lines]
         for d in p.datasets:
             cost = f"CPU {_fmt(d.cpu_s)} ({d.source})" if d.present else "skipped unless fetched"
             lines.append(f"  {d.name:<16} {d.cells:>6} cells  {d.data:<16}  {cost}")
@@ -196,3 +223,17 @@ def render(plans: list) -> str:
                  "report's learner times; rule = never run here, "
                  f"{RULE_S_PER_ROW:g} s per row per cell")
     return "\n".join(lines)
+
+
+def write_run_time(folder: Path, wall_s: float, cpu_s: float, load_before: str) -> None:
+    """``run-time.json`` after a long item ran (:func:`plan` reads it)."""
+    import os
+    import time
+
+    from ..results import ResultStore
+
+    cells = sum(1 for r in ResultStore(folder).records() if r.get("status") == "ok")
+    Path(folder, RUN_TIME).write_text(json.dumps({
+        "cells": cells, "wall_s": round(wall_s, 1), "cpu_s": round(cpu_s, 1),
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_before": load_before,
+        "load_after": " ".join(f"{x:.1f}" for x in os.getloadavg()), "cpus": os.cpu_count()}, indent=1) + "\n")

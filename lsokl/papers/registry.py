@@ -31,14 +31,21 @@ def get(ident: str) -> Item:
 
 
 def select(idents: list[str]) -> list[Item]:
-    """Items for ``lsokl reproduce ID...``: ids, or a paper name (``meka2017``) for all its runnable items."""
+    """Items for ``lsokl reproduce ID...``: ids, or a paper name (``meka2017``) for all its runnable items
+    except the long ones (:func:`is_long`: named one by one)."""
     out: list[Item] = []
     for ident in idents:
         if ident in PAPERS:
-            out += [i for i in items().values() if i.paper == ident and i.runnable]
+            out += [i for i in items().values() if i.paper == ident and i.runnable and not is_long(i)]
         else:
             out.append(get(ident))
     return _unique(out)
+
+
+def is_long(item: Item) -> bool:
+    """A long reproduction (``options: {"long": True}``, e.g. BPegasosM at the paper's 10M points): left out of a
+    paper's items and of ``--all``; it runs when named."""
+    return bool(item.options.get("long"))
 
 
 def _unique(seq: list[Item]) -> list[Item]:

@@ -203,13 +203,19 @@ def meka(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
 def bpegasosm(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
     from .bpegasosm2010 import report
 
+    t0, c0, load = time.perf_counter(), _children_cpu(), " ".join(f"{x:.1f}" for x in os.getloadavg())
     code = 0
     for config in item.configs:
         code = _run(config, folder, opts, echo, several=len(item.configs) > 1) or code
-    if item.options.get("report") == "time-vs-length":  # Fig. 3
-        report.time_vs_length(folder)
-    else:
+    which = item.options.get("report", "table1")
+    if which in ("table1", "table1+time-vs-length"):
         report.report(folder)
+    if which in ("time-vs-length", "table1+time-vs-length"):  # Fig. 3
+        report.time_vs_length(folder)
+    if item.options.get("long") and not (opts.get("datasets") or opts.get("algorithms")):
+        from .dry_run import write_run_time  # what `--dry-run` reports next time
+
+        write_run_time(folder, time.perf_counter() - t0, _children_cpu() - c0, load)
     return code
 
 

@@ -8,6 +8,7 @@ verdict reads the same numbers the plot draws.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 import pandas as pd
@@ -164,3 +165,54 @@ def cells(folder) -> pd.DataFrame:
     return pd.DataFrame({"dataset": c["dataset"], "method": method, "ours": c["value"], "sd_ours": c["sd_ours"],
                          "paper": c["paper"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
                          "strict": c["strict"], "counted": c["val_within"].notna()})
+
+
+# ------------------------------------------------------------------ Table 1's synthetic rows at the paper's n
+def _paper_n_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """The cells of a run at the paper's n (one repetition, no validation cut: the best width by test
+    accuracy) with the rule's verdict (sd_ours unknown from one repetition: the published std and half
+    the last printed digit only) and the strict one."""
+    from ..scoring import band, printed_step, strict_ok, within
+
+    cmp = df[df["paper"].notna() & df["test_best"].notna()].copy()
+    sd = cmp["test_best_std"] if "test_best_std" in cmp else pd.Series(float("nan"), index=cmp.index)
+    cmp["sd_ours"] = sd
+    cmp["band"] = [band(sp, so, printed_step(p, sp)) for p, sp, so in zip(cmp["paper"], cmp["paper_std"], sd)]
+    cmp["ok"] = [within(v, p, sp, so, accuracy=True) for v, p, sp, so in
+                 zip(cmp["test_best"], cmp["paper"], cmp["paper_std"], sd)]
+    cmp["strict"] = [strict_ok(v - p, sp) for v, p, sp in zip(cmp["test_best"], cmp["paper"], cmp["paper_std"])]
+    return cmp
+
+
+def paper_n(folder) -> "Score":
+    """``bpegasosm2010:table1-waveform`` / ``-checkerboard``: declared = the tolerance rule over every cell
+    with a published value (the data is the paper's at this n); strict = 2 published std; the claim is
+    Table 1's (``outperform``) per budget; with ``time-vs-length.csv`` the Fig. 3 check is in the note."""
+    from ..declare import Score
+    from ..scoring import _read_csv
+
+    folder = Path(folder)
+    df = _read_csv(folder / "table1.csv")
+    if df is None:
+        return Score(note="not run yet: no table1.csv")
+    cells = _paper_n_cells(df)
+    claim, detail = outperform(df.assign(group=_groups(df), value=df["test_best"]))
+    note = "one repetition per cell"
+    if (folder / "time-vs-length.csv").exists():
+        note += f"; Fig. 3: {fig3(folder).claim_detail}"
+    return Score(declared=int(cells["ok"].sum()), declared_of=len(cells), strict=int(cells["strict"].sum()),
+                 strict_of=len(cells), claim=claim, claim_detail=detail, note=note)
+
+
+def paper_n_cells(folder) -> pd.DataFrame:
+    """The cells of a run at the paper's n for verdicts.md (all counted)."""
+    from ..scoring import CELL_COLUMNS, _read_csv
+
+    df = _read_csv(Path(folder) / "table1.csv")
+    if df is None:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    c = _paper_n_cells(df)
+    method = c["algo"] + c["B"].map(lambda b: "" if pd.isna(b) else f" B={b:g}") + c["n_train"].map(lambda n: f" n={n:,.0f}")
+    return pd.DataFrame({"dataset": c["dataset"], "method": method, "ours": c["test_best"], "sd_ours": c["sd_ours"],
+                         "paper": c["paper"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
+                         "strict": c["strict"], "counted": True})

@@ -75,7 +75,8 @@ def load(spec, seed: int, options: dict) -> Prepared:
                           f"on the test split (or a test_fraction); split={spec.split!r} is not allowed")
     if getattr(spec, "draws", None):
         return _fresh_draws(spec, seed)
-    train = data.load(spec.name, split="train")
+    labels = getattr(spec, "labels", ()) or None  # `labels: [8, 6]`: the same filter on both splits
+    train = data.load(spec.name, split="train", labels=labels)
     if fraction is not None:
         train, X_test, y_test = _stratified_split(train, fraction, seed)
         source = f"stratified test_fraction={fraction} of the train split (seed {seed})"
@@ -83,7 +84,7 @@ def load(spec, seed: int, options: dict) -> Prepared:
         if not has_test_split(spec.name):
             raise ConfigError(f"{where}: dataset {spec.name!r} has no test split; set "
                               f"`test_fraction` (e.g. 0.2) for it or at the top of the config")
-        test = data.load(spec.name, split="test")
+        test = data.load(spec.name, split="test", labels=labels)
         X_test, y_test = test.X, test.y
         source = "the dataset's test split"
     if X_test.shape[1] != train.X.shape[1]:
