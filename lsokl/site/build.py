@@ -440,7 +440,7 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
     if imgs:
         body.append("<p>The committed plots (published values marked where the paper prints them).</p><div class=\"figs\">"
                     + "".join(f"<figure><a href=\"{up}{esc(s)}\"><img src=\"{up}{esc(s)}\" alt=\"{esc(Path(s).name)}\" "
-                              f"loading=\"lazy\"></a><figcaption>{esc(s[len('assets/'):])}</figcaption></figure>"
+                              f"></a><figcaption>{esc(s[len('assets/'):])}</figcaption></figure>"
                               for s in imgs) + "</div>")
     else:
         body.append("<p>No plot for this item.</p>")
