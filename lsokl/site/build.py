@@ -222,7 +222,15 @@ def _cell_html(c: C.Cell) -> str:
     title = f"{word}: Δ = {c.delta:+.4g}{dist}{extra}"
     return (f"<td class=\"num {cls}\" title=\"{esc(title)}\"><span class=\"ours\">{esc(ours)}</span>"
             f"<span class=\"paper\">paper {esc(paper)}</span>"
-            f"<span class=\"ds\">Δ {c.delta:+.3g}" + (f" · Δ/σ {ds:+.1f}" if ds is not None else "") + "</span></td>")
+            f"<span class=\"ds\">Δ {_signed(c.delta, ours)}" + (f" · Δ/σ {ds:+.1f}" if ds is not None else "")
+            + "</span></td>")
+
+
+def _signed(delta: float, like: str) -> str:
+    """Delta to the decimals of our printed value (``like``)."""
+    head = like.split(" ")[0]
+    decimals = len(head.split(".")[1]) if "." in head and "e" not in head else 0
+    return f"{delta:+.{decimals}f}" if decimals or abs(delta) >= 1 else f"{delta:+.3g}"
 
 
 def _comparison(found: list[C.Cell], order: list[str]) -> str:
