@@ -248,3 +248,22 @@ def test_index_filters_and_layout(site, browser, tmp_path):
         browser.get((site / site_build.page_name(items()["lsokl2016:table5"])).as_uri())
         browser.execute_script("document.getElementById('table').scrollIntoView()")
         browser.save_screenshot(str(out / "site-item.png"))
+
+
+def test_serve_answers_on_localhost_only(site):
+    import threading
+    import urllib.request
+
+    from lsokl.site.serve import server
+
+    httpd = server(site, 0)
+    host, port = httpd.server_address[:2]
+    assert host == "127.0.0.1"
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=10) as resp:
+            assert resp.status == 200 and b"lsokl reproductions" in resp.read()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -45,11 +45,15 @@ def site(
 
 
 def _serve(folder: Path, port: int) -> None:
-    import functools
-    import http.server
+    from ..site.serve import server
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+    try:
+        httpd = server(folder, port)
+    except OSError as exc:
+        console.print(f"[bold red]error:[/bold red] --port {port}: {escape(str(exc))} (another port: --port 0 picks a "
+                      "free one)", highlight=False)
+        raise typer.Exit(2)
+    with httpd:
         host, real = httpd.server_address[:2]
         console.print(f"serving on http://{host}:{real}/ (Ctrl-C stops)", highlight=False)
         try:
