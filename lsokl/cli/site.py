@@ -16,8 +16,8 @@ console = Console()
 
 @app.command("site")
 def site(
-    root: Path = typer.Option(Path("."), "--root", help="the folder holding results/ [default: the current folder, "
-                                                         "the clone's top]"),
+    root: Path = typer.Option(Path("."), "--root", show_default=False,
+                              help="the folder holding results/ [default: the current folder, the clone's top]"),
     out: Optional[Path] = typer.Option(None, "--out", help="where the site goes [default: ROOT/runs/site, git-ignored]; "
                                                            "replaced on each build"),
     serve: bool = typer.Option(False, "--serve", help="after building, serve it on http://127.0.0.1:PORT until Ctrl-C"),

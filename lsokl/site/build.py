@@ -420,7 +420,12 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
     files = _layout_files(item, folder) if folder and folder.is_dir() else []
     # --- table
     body.append("<h2 id=\"table\">Table</h2>")
-    found = C.cells(item, site.root)
+    try:
+        found = C.cells(item, site.root)
+    except (KeyError, ValueError, AttributeError, TypeError) as exc:  # a results file of another shape: say so
+        found = []
+        body.append(f"<p>The comparison file of <code>{esc(item.folder)}</code> could not be read "
+                    f"({esc(type(exc).__name__)}: {esc(exc)}); the committed tables follow.</p>")
     if found:
         body.append(_comparison(found, [d.name for d in item.datasets]))
     md_files = [p for p in files if p.suffix == ".md"]
