@@ -91,6 +91,15 @@ def test_minify_svg_rounds_coordinates_and_keeps_transforms():
     assert 'x="12.35"' in out and "scale(0.015625)" in out and "metadata" not in out
 
 
+def test_the_same_plot_saved_twice_is_copied_once_and_another_colour_is_not(tmp_path):
+    draw = '<svg><defs><path id="{id}" d="M 0 0 L 1 1"/></defs><use xlink:href="#{id}" style="fill: {c}"/></svg>'
+    for name, ident, colour in (("a.svg", "m1a", "#1f77b4"), ("b.svg", "m2b", "#1f77b4"), ("c.svg", "m3c", "#ff7f0e")):
+        (tmp_path / name).write_text(draw.format(id=ident, c=colour))
+    site = site_build.Site(tmp_path, tmp_path / "out")
+    assert site.asset("b.svg") == site.asset("a.svg") != site.asset("c.svg")
+    assert sorted(p.name for p in (tmp_path / "out" / "assets").iterdir()) == ["b.svg", "c.svg"]
+
+
 def test_site_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
     (tmp_path / "mine.txt").write_text("keep")
     result = CliRunner().invoke(app, ["site", "--root", str(REPO), "--out", str(tmp_path)])

@@ -14,6 +14,7 @@ is not much larger than the PNG beside it, else the PNG) so that the site stays 
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 import shutil
@@ -47,6 +48,8 @@ def learner_page(name: str) -> str:
 
 
 _SVG_NUM = re.compile(r"-?\d+\.\d{3,}")
+#: matplotlib's generated ids and the references to them (``id="m777ec2ac8d"``, ``href="#m77..."``, ``url(#p1f...)``)
+_SVG_IDS = re.compile(r'(\bid="[^"]*"|href="#[^"]*"|url\(#[^)]*\))')
 _SVG_GEOMETRY = re.compile(r'(\bd|\bx|\by|\bpoints)="([^"]*)"')
 
 
@@ -75,15 +78,25 @@ class Site:
     out: Path
     copied: dict = field(default_factory=dict)  # repo-relative path -> site-relative path
     pages: list = field(default_factory=list)
+    drawings: dict = field(default_factory=dict)  # an SVG's drawing (ids aside) -> its site-relative path
 
     def asset(self, rel: str) -> str:
-        """Copy ``root/rel`` into ``out/assets/rel`` once; the site-relative path."""
+        """Copy ``root/rel`` into ``out/assets/rel`` once; the site-relative path. An SVG that
+        draws the same as one copied already (the same plot saved twice, e.g. report/plots/ and
+        figures/convergence/, which differ only in matplotlib's random ids) is not copied again."""
         if rel not in self.copied:
             dest = self.out / "assets" / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
             if dest.suffix == ".svg":
-                dest.write_text(minify_svg((self.root / rel).read_text(encoding="utf-8")), encoding="utf-8")
+                text = minify_svg((self.root / rel).read_text(encoding="utf-8"))
+                key = hashlib.sha256(_SVG_IDS.sub("", text).encode()).hexdigest()
+                if key in self.drawings:
+                    self.copied[rel] = self.drawings[key]
+                    return self.copied[rel]
+                self.drawings[key] = f"assets/{rel}"
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(text, encoding="utf-8")
             else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(self.root / rel, dest)
             self.copied[rel] = f"assets/{rel}"
         return self.copied[rel]
@@ -281,7 +294,7 @@ def _layout_files(item: Item, folder: Path) -> list[Path]:
     return out
 
 
-def _images(site: Site, files: list[Path]) -> list[str]:
+def _images(site: Site, files: list[Path]) -> list[tuple[str, str]]:
     """One image per plot: the SVG unless it is much larger than the PNG beside it."""
     stems: dict[Path, dict] = {}
     for p in files:
@@ -291,7 +304,8 @@ def _images(site: Site, files: list[Path]) -> list[str]:
     for _, by in stems.items():
         svg, png = by.get(".svg"), by.get(".png")
         pick = svg if svg and (not png or svg.stat().st_size <= SVG_OVER_PNG * png.stat().st_size) else png
-        out.append(site.asset(pick.relative_to(site.root).as_posix()))
+        rel = pick.relative_to(site.root).as_posix()
+        out.append((site.asset(rel), rel))
     return out
 
 
@@ -452,9 +466,8 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
     imgs = _images(site, files)
     if imgs:
         body.append("<p>The committed plots (published values marked where the paper prints them).</p><div class=\"figs\">"
-                    + "".join(f"<figure><a href=\"{up}{esc(s)}\"><img src=\"{up}{esc(s)}\" alt=\"{esc(Path(s).name)}\" "
-                              f"></a><figcaption>{esc(s[len('assets/'):])}</figcaption></figure>"
-                              for s in imgs) + "</div>")
+                    + "".join(f"<figure><a href=\"{up}{esc(a)}\"><img src=\"{up}{esc(a)}\" alt=\"{esc(Path(rel).name)}\">"
+                              f"</a><figcaption>{esc(rel)}</figcaption></figure>" for a, rel in imgs) + "</div>")
     else:
         body.append("<p>No plot for this item.</p>")
     # --- notes
