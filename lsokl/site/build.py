@@ -386,9 +386,11 @@ def _machine(item: Item, folder: Path, md_files: Iterable[Path], root: Path) -> 
         for para in p.read_text(encoding="utf-8", errors="replace").split("\n\n"):
             flat = " ".join(para.split())
             if "UTC" in flat and re.search(r"\b(run|re-run|measured)\b", flat, re.I):
+                flat = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", flat)  # links out of the excerpt: its text stays
                 runs.append((p.name, flat[:360] + ("…" if len(flat) > 360 else "")))
     if runs:
-        parts.append("<ul>" + "".join(f"<li><b>{esc(n)}</b>: {esc(t)}</li>" for n, t in runs[:6]) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li><b>{esc(n)}</b>: {_markdown().renderInline(t)}</li>" for n, t in runs[:6])
+                     + "</ul>")
     when = _git_date(root, item.folder)
     if when:
         parts.append(f"<p>Committed results last changed: {esc(when)} (git).</p>")
@@ -417,6 +419,8 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
     toc = ["<a href=\"#table\">table</a>", "<a href=\"#plots\">plots</a>", "<a href=\"#notes\">notes</a>",
            "<a href=\"#config\">config</a>", "<a href=\"#data\">data</a>", "<a href=\"#machine\">machine and time</a>",
            "<a href=\"#rerun\">re-run</a>"]
+    if item.kind == "figure":
+        toc[0], toc[1] = toc[1], toc[0]
     body.append("<nav class=\"toc\">" + "".join(toc) + "</nav>")
     meta = [("status", f"{_status_badge(item.status)} {esc(STATUSES[item.status])}"),
             ("headline claim", esc(item.claim or "—")),
@@ -432,6 +436,7 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
         site.write(page_name(item), item.title, "\n".join(body), depth=1)
         return
     files = _layout_files(item, folder) if folder and folder.is_dir() else []
+    main_body, body = body, []
     # --- table
     body.append("<h2 id=\"table\">Table</h2>")
     try:
@@ -455,12 +460,13 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
         body.append(f"<h3>{esc(p.relative_to(site.root).as_posix())}</h3><div class=\"md\">"
                     f"{_render_md(site, p, 1, item_pages)}</div>")
     if not found and not md_files:
-        body.append("<p>No table: a figure (see the plots below).</p>")
+        body.append("<p>No table: a figure (see its plots).</p>")
     data_files = [p for p in files if p.suffix in (".csv", ".json", ".tex", ".txt") and p.stat().st_size <= MAX_LINKED]
     if data_files:
         body.append("<p>Data files: " + ", ".join(
             f"<a href=\"{up}{site.asset(p.relative_to(site.root).as_posix())}\">{esc(p.relative_to(folder).as_posix())}</a>"
             for p in data_files) + "</p>")
+    table, body = body, []
     # --- plots
     body.append("<h2 id=\"plots\">Plots</h2>")
     imgs = _images(site, files)
@@ -470,6 +476,8 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
                               f"</a><figcaption>{esc(rel)}</figcaption></figure>" for a, rel in imgs) + "</div>")
     else:
         body.append("<p>No plot for this item.</p>")
+    plots = body
+    body = main_body + (plots + table if item.kind == "figure" else table + plots)  # a figure's plots first
     # --- notes
     body.append("<h2 id=\"notes\">Notes</h2>")
     if extra:
