@@ -14,6 +14,7 @@ is not much larger than the PNG beside it, else the PNG) so that the site stays 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import re
@@ -47,23 +48,24 @@ def learner_page(name: str) -> str:
     return "learners/" + re.sub(r"[^A-Za-z0-9_.-]", lambda m: f"_{ord(m.group()):x}", name) + ".html"
 
 
-_SVG_NUM = re.compile(r"-?\d+\.\d{3,}")
+#: a coordinate's digits past the second decimal (dropped: 0.01 pt is far below a pixel)
+_SVG_DIGITS = re.compile(r"(\.\d\d)\d+")
+_SVG_SPACE = re.compile(r"\s+")
 #: matplotlib's generated ids and the references to them (``id="m777ec2ac8d"``, ``href="#m77..."``, ``url(#p1f...)``)
 _SVG_IDS = re.compile(r'(\bid="[^"]*"|href="#[^"]*"|url\(#[^)]*\))')
 _SVG_GEOMETRY = re.compile(r'(\bd|\bx|\by|\bpoints)="([^"]*)"')
 
 
-def _round2(m: re.Match) -> str:
-    text = f"{round(float(m.group()), 2):.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("", "-0") else text
+def _geometry(m: re.Match) -> str:
+    return f'{m.group(1)}="' + _SVG_SPACE.sub(" ", _SVG_DIGITS.sub(r"\1", m.group(2))).strip() + '"'
 
 
 def minify_svg(text: str) -> str:
-    """A matplotlib SVG, smaller: no metadata block, coordinates (path data, x, y) rounded to
-    0.01 pt, indentation dropped. Transforms and styles are left as they are (glyph scales are
-    small numbers that rounding would break)."""
+    """A matplotlib SVG, smaller: no metadata block, coordinates (path data, x, y) cut to 0.01 pt,
+    indentation dropped. Transforms and styles are left as they are (glyph scales are small
+    numbers that cutting would break)."""
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
-    text = _SVG_GEOMETRY.sub(lambda m: f'{m.group(1)}="' + " ".join(_SVG_NUM.sub(_round2, m.group(2)).split()) + '"', text)
+    text = _SVG_GEOMETRY.sub(_geometry, text)
     return re.sub(r"\n\s+", "\n", text)
 
 
@@ -359,21 +361,23 @@ def _config_text(name: str) -> tuple[str, str]:
     return name, path.read_text(encoding="utf-8")
 
 
-def _config_algorithms(name: str) -> list[str]:
+@functools.lru_cache(maxsize=None)
+def _config_algorithms(name: str) -> tuple[str, ...]:
     """The registry names a shipped config runs (for the links to the learner pages)."""
     import yaml
 
     from ..packaged import resolve_config
 
     try:
-        raw = yaml.safe_load(resolve_config(name).read_text(encoding="utf-8")) or {}
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        raw = yaml.load(resolve_config(name).read_text(encoding="utf-8"), Loader=loader) or {}
     except Exception:  # noqa: BLE001
-        return []
+        return ()
     algos = raw.get("algorithms") or {}
     if isinstance(algos, list):
-        return [str(a) for a in algos]
-    return [str(spec.get("learner") or label) if isinstance(spec, dict) else str(label)
-            for label, spec in algos.items()]
+        return tuple(str(a) for a in algos)
+    return tuple(str(spec.get("learner") or label) if isinstance(spec, dict) else str(label)
+                 for label, spec in algos.items())
 
 
 def _machine(item: Item, folder: Path, md_files: Iterable[Path], root: Path) -> str:
