@@ -131,16 +131,21 @@ def test_every_item_and_learner_has_a_page_and_every_internal_link_resolves(site
     broken, remote = [], []
     for page in _pages(site):
         text = page.read_text(encoding="utf-8")
+        remote += [f"{page.name}: {m.group(0)}" for m in _REMOTE.finditer(text)]
         for ref in map(html.unescape, _REF.findall(text)):
-            if re.match(r"^[a-z]+:", ref):
-                if re.search(r'(src|rel="stylesheet" href)="https?:', text):
-                    remote.append(page.name)
+            if re.match(r"^[a-z]+:", ref):  # a link out (the paper's DOI, a project page): not loaded
                 continue
-            target = (page.parent / unquote(ref.split("#")[0])).resolve()
-            if ref.split("#")[0] and not target.exists():
+            path, _, anchor = ref.partition("#")
+            target = (page.parent / unquote(path)).resolve() if path else page
+            if not target.exists():
                 broken.append(f"{page.relative_to(site)} -> {ref}")
+            elif anchor and target.suffix == ".html" and f'id="{anchor}"' not in target.read_text(encoding="utf-8"):
+                broken.append(f"{page.relative_to(site)} -> {ref} (no such anchor)")
     assert not broken, broken[:10]
-    assert not remote, "a page loads something from the network"
+    assert not remote, f"a page loads something from the network: {remote[:5]}"
+
+
+_REMOTE = re.compile(r'<(?:img|script|link|iframe|source)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"')
 
 
 def test_item_pages_count_the_same_cells_as_the_scoreboard(site):

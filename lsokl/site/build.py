@@ -425,7 +425,8 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
            "<a href=\"#rerun\">re-run</a>"]
     if item.kind == "figure":
         toc[0], toc[1] = toc[1], toc[0]
-    body.append("<nav class=\"toc\">" + "".join(toc) + "</nav>")
+    if item.runnable:  # the sections below exist only for an item that runs
+        body.append("<nav class=\"toc\">" + "".join(toc) + "</nav>")
     meta = [("status", f"{_status_badge(item.status)} {esc(STATUSES[item.status])}"),
             ("headline claim", esc(item.claim or "—")),
             ("verdict", f"{_claim_badge(row)} {esc(row.verdict)}"),
