@@ -401,6 +401,24 @@ def _machine(item: Item, folder: Path, md_files: Iterable[Path], root: Path) -> 
     return "".join(parts) or "<p>Not recorded in the committed folder.</p>"
 
 
+def _registry_entry(name: str) -> str:
+    """Source, rows, features and where the file comes from, as the dataset registry declares them."""
+    from ..data import builtin, registry
+
+    if name in getattr(builtin, "BUILTINS", {}):
+        return "built in (generated or shipped with scikit-learn; no file)"
+    try:
+        spec = registry.get(name)
+    except Exception:  # noqa: BLE001 - not registered (a file that is not public): the note says so
+        return "not in the registry"
+    rows = ", ".join(f"{split} {s.n:,}" for split, s in spec.splits.items() if s.n)
+    urls = [f.url for s in spec.splits.values() for f in s.files if f.url]
+    where = (f"<a href=\"{esc(urls[0])}\">{esc(urls[0].rsplit('/', 1)[-1])}</a>" if urls
+             else esc(", ".join(spec.mirror_paths)))
+    return (f"{esc(spec.source)}: {where}; {esc(rows)} rows" + (f", d = {spec.d:,}" if spec.d else "")
+            + (f", {esc(spec.task)}" if spec.task else ""))
+
+
 def _git_date(root: Path, rel: str) -> str:
     try:
         res = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%cd", "--date=format:%Y-%m-%d %H:%M %z",
@@ -502,11 +520,12 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
     if links:
         body.append("<p>Learners: " + ", ".join(f"<a href=\"{up}{learner_page(n)}\">{esc(n)}</a>" for n in links) + "</p>")
     # --- data
-    body.append("<h2 id=\"data\">Data and provenance</h2><table><thead><tr><th>dataset</th><th>provenance</th>"
-                "<th>paper's name</th><th>note</th></tr></thead><tbody>"
+    body.append("<h2 id=\"data\">Data and provenance</h2><div class=\"wrap\"><table><thead><tr><th>dataset</th>"
+                "<th>provenance</th><th>paper's name</th><th>note</th><th>file (lsokl's registry)</th></tr></thead><tbody>"
                 + "".join(f"<tr><td>{esc(d.name)}</td><td><span class=\"badge pv-{esc(d.provenance)}\">{esc(d.provenance)}"
-                          f"</span></td><td>{esc(d.paper or '')}</td><td>{esc(d.note)}</td></tr>" for d in item.datasets)
-                + "</tbody></table>")
+                          f"</span></td><td>{esc(d.paper or '')}</td><td>{esc(d.note)}</td><td>{_registry_entry(d.name)}</td></tr>"
+                          for d in item.datasets)
+                + "</tbody></table></div>")
     # --- machine
     body.append("<h2 id=\"machine\">Machine and time</h2>")
     body.append(_machine(item, folder, [p for p in md_files + extra], site.root) if folder else "<p>—</p>")
