@@ -281,3 +281,13 @@ def test_serve_answers_on_localhost_only(site):
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_reproduce_says_where_to_browse_the_results(monkeypatch, tmp_path):
+    from lsokl.papers import reproduce as rep
+
+    monkeypatch.setattr(rep, "reproduce", lambda chosen, root, **kw: [(chosen[0].id, 1.0, 1.0, 0)])
+    result = CliRunner().invoke(app, ["reproduce", "lsokl2016:table5", "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert f"lsokl site --root {tmp_path}" in said and str(tmp_path / "runs" / "site" / "index.html") in said
