@@ -530,9 +530,12 @@ def _item_page(site: Site, row: C.Row, learners: dict) -> None:
     body.append("<h2 id=\"machine\">Machine and time</h2>")
     body.append(_machine(item, folder, [p for p in md_files + extra], site.root) if folder else "<p>—</p>")
     # --- rerun
+    ran = [d.name for d in item.datasets if d.provenance != "absent"] if item.recipe != "dsg" else []  # dsg runs all
     body.append("<h2 id=\"rerun\">Re-run</h2><p>From a clone (with <code>make install</code>), this rewrites "
                 f"<code>{esc(item.folder)}/</code> and REPRODUCTIONS.md; finished cells are skipped:</p>"
-                f"<pre class=\"cmd\">lsokl reproduce {esc(item.id)}</pre>")
+                f"<pre class=\"cmd\">lsokl reproduce {esc(item.id)}</pre>"
+                + (f"<p>One dataset only (a partial run, written to <code>runs/partial/</code>, not the committed folder):"
+                   f"</p><pre class=\"cmd\">lsokl reproduce {esc(item.id)} -d {esc(ran[0])}</pre>" if ran else ""))
     site.write(page_name(item), item.title, "\n".join(body), depth=1)
 
 
