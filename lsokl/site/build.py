@@ -10,7 +10,10 @@ and ``learners/<name>.html`` (family, papers, tasks, parameters with defaults fr
 HTML is written with f-strings and :func:`html.escape` (a template engine would be one more
 dependency for five page shapes); Markdown (NOTES.md, the generated tables) is rendered with
 markdown-it-py, which rich already depends on. Plots are the committed images, copied (SVG when it
-is not much larger than the PNG beside it, else the PNG) so that the site stays small.
+is not much larger than the PNG beside it, else the PNG); SVGs lose matplotlib's metadata and the
+digits past 0.01 pt, and a plot saved twice is copied once, so that the site stays small (today's
+results: under 8 MB, built in about 15 s on 2 cores). A small regex minifier rather than a library
+(scour and the like): the three changes above are all the site needs.
 """
 from __future__ import annotations
 
