@@ -60,6 +60,10 @@ reproduce-all: $(STAMP)  ## every runnable item in sequence; prints each one's a
 scoreboard: $(STAMP)  ## regenerate REPRODUCTIONS.md from the committed results (no run)
 	$(LSOKL) reproduce --scoreboard
 
+.PHONY: site
+site: $(STAMP)  ## the browsable report of every reproduction, from the committed results: runs/site/index.html
+	$(LSOKL) site
+
 reproduce-table5: $(STAMP)
 	$(LSOKL) reproduce lsokl2016:table5
 

@@ -7,5 +7,6 @@ from . import experiments as _experiments  # noqa: E402,F401  (registers `run`, 
 from . import learners as _learners  # noqa: E402,F401  (registers `algorithms`)
 from . import reproduce as _reproduce  # noqa: E402,F401  (registers `reproduce`)
 from . import settings as _settings  # noqa: E402,F401  (registers `config`)
+from . import site as _site  # noqa: E402,F401  (registers `site`)
 
 __all__ = ["app", "main"]

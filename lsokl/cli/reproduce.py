@@ -100,4 +100,8 @@ def reproduce(
         raise typer.Exit(2)
     if len(rows) > 1:
         console.print(escape(rep.summary(rows)), highlight=False)
+    if not dataset and not algorithm:  # the committed folders changed: say where to look at them
+        where = "" if root == Path(".") else f" --root {root}"
+        console.print(escape(f"browse the results: `lsokl site{where}` (or `make site`) writes "
+                             f"{root / 'runs' / 'site' / 'index.html'}, a page per item"), highlight=False, soft_wrap=True)
     raise typer.Exit(1 if any(r[3] for r in rows) else 0)
