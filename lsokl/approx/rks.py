@@ -37,11 +37,14 @@ class RandomFourier(LowRankApproximation):
         self.random_state = random_state
 
     def memory_estimate(self, n_samples: int, n_features: int, n_outputs: int = 1) -> dict:
-        """The low-rank parts (lsokl.approx.base) plus the frequencies U (d x k), drawn and copied
-        onto an aligned buffer: two at the peak, large when d is."""
-        return {**super().memory_estimate(n_samples, n_features, n_outputs),
+        """A fit draws the frequencies U (d x k, copied onto an aligned buffer: two at the peak) and maps
+        X to Z = [cos(XU), sin(XU)] (n x 2k, with the products XU and their cos/sin as temporaries); no
+        landmark blocks and no K x K matrix (those are the Nystrom family's, lsokl.approx.base)."""
+        n, k = float(n_samples), float(self.rank)
+        return {f"factor Z (n x 2k = {n_samples:,} x {2 * int(self.rank):,})": 8.0 * n * 2 * k,
+                "temporaries XU, cos(XU), sin(XU) (n x k each)": 3 * 8.0 * n * k,
                 f"frequencies U (d x k = {n_features:,} x {int(self.rank):,}) and its aligned copy":
-                    2 * 8.0 * float(n_features) * float(self.rank)}
+                    2 * 8.0 * float(n_features) * k}
 
     def _fit(self, X, rng):
         with timed(self.timings_, "factor", self.cpu_timings_):
