@@ -39,20 +39,30 @@ def _scores(model, Xe, task):
     return to_numpy(model.predict(Xe) if task == "regression" else model.decision_function(Xe))
 
 
+def _same_scores(b, a, params):
+    """Bit for bit; with ``precond`` to 1e-12: the preconditioner's linear solve goes through
+    array-api-strict's ``linalg.solve`` (a stacked LAPACK call) and numpy's, whose last bits differ
+    (~1e-15 in the coefficients; the scores sum them in float64, so that shows)."""
+    if params.get("precond"):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(b, a)
+
+
 @pytest.mark.parametrize("task,params", DSG_CASES, ids=[f"{t}-{'-'.join(p)}" for t, p in DSG_CASES])
 def test_dsg_array_api_strict_equals_numpy(task, params):
     y = TARGETS[task]
     a = create("dsg", task, sigma=1.0, random_state=3, **params).fit(X, y)
     b = create("dsg", task, sigma=1.0, random_state=3, **params).fit(xps.asarray(X), y)
     assert not is_numpy(b.coef_)  # the model lives in the input's namespace
-    np.testing.assert_array_equal(_scores(b, xps.asarray(X_TEST), task), _scores(a, X_TEST, task))
+    _same_scores(_scores(b, xps.asarray(X_TEST), task), _scores(a, X_TEST, task), params)
     if task != "regression":
         labels = b.predict(xps.asarray(X_TEST))
         assert not is_numpy(labels) and labels.device == xps.asarray(X_TEST).device  # the input's namespace
         np.testing.assert_array_equal(to_numpy(labels), a.predict(X_TEST))
         assert isinstance(b.predict(X_TEST), np.ndarray)  # a numpy input gets numpy labels
     # a numpy input to the array-API model goes to its device
-    np.testing.assert_array_equal(_scores(b, X_TEST, task), _scores(a, X_TEST, task))
+    _same_scores(_scores(b, X_TEST, task), _scores(a, X_TEST, task), params)
 
 
 @pytest.mark.parametrize("task,params", DSG_CASES[:3] + DSG_CASES[4:6],
@@ -69,7 +79,7 @@ def test_dsg_curve_and_partial_fit_array_api(task, params):
     for s in (slice(0, 130), slice(130, 300)):
         pa.partial_fit(X[s], y[s], classes=classes)
         pb.partial_fit(xps.asarray(X[s]), y[s], classes=classes)
-    np.testing.assert_array_equal(_scores(pb, xps.asarray(X_TEST), task), _scores(pa, X_TEST, task))
+    _same_scores(_scores(pb, xps.asarray(X_TEST), task), _scores(pa, X_TEST, task), params)
 
 
 @pytest.mark.parametrize("name", ["rks", "nystrom", "knys"])

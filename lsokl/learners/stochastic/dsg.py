@@ -513,7 +513,8 @@ class DSG(BlockModel):
             for j in range(1, self.n_blocks_ + 1):
                 W, c = self._block(j)
                 Phi = block_features(X, W, c, self.form)
-                S = S + xp.astype(Phi @ xp.astype(self.coef_[j - 1, ...], Phi.dtype), xp.float64)
+                # float64 product, as the numpy path below (its comment says why)
+                S = S + xp.astype(Phi, xp.float64) @ xp.astype(self.coef_[j - 1, ...], xp.float64)
             return S
         # The features are float32 (dtype="float32"), their product with the coefficients is
         # float64: a float32 GEMM sums a row's products in an order that depends on how many rows
