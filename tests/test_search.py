@@ -19,7 +19,7 @@ task: binary
 seed: 3
 permutations: 2
 budgets: 10
-defaults: {sigma: 4}
+defaults: {sigma: 0.5}
 datasets:
   breast_cancer: {max_samples: 150, scale: minmax}
   checkerboard:
@@ -37,6 +37,20 @@ search:
   permutations: 2
   seed: 8
 """
+
+
+def _rule(recs, where=lambda eta: True):
+    """The rule, recomputed from the records: among the settings none of whose passes was degenerate,
+    the lowest mean over the passes; ties to the larger eta; None when no setting is eligible."""
+    passes: dict = {}
+    for r in recs:
+        if where(r["params"]["eta"]):
+            passes.setdefault(r["params"]["eta"], []).append(r)
+    eligible = {e: [r["value"] for r in rs] for e, rs in passes.items()
+                if all(r["status"] == "ok" and not r.get("degenerate") for r in rs)}
+    if not eligible:
+        return None
+    return min(sorted(eligible, reverse=True), key=lambda e: sum(eligible[e]) / len(eligible[e]))
 
 
 def _load(tmp_path, text=CONFIG):
@@ -82,18 +96,18 @@ def test_search_cells_are_resumable_and_the_choice_flows_into_the_table(tmp_path
     recs = ResultStore(tmp_path / "r" / "search").records()
     assert len(recs) == 14 and all(r["config_name"] == "small-search" for r in recs)
     chosen = {(c.dataset, c.algorithm): c.chosen for c in choices}
-    # the rule, recomputed from the records: lowest mean over the 2 passes, ties to the larger eta
+    # the rule, recomputed from the records (degenerate settings excluded, lowest mean, ties to the larger eta)
     for (ds, alg), pick in chosen.items():
-        means = {}
-        for r in recs:
-            if (r["dataset"], r["algorithm"]) == (ds, alg):
-                means.setdefault(r["params"]["eta"], []).append(r["value"])
-        best = min(sorted(means, reverse=True), key=lambda e: sum(means[e]) / 2)
-        assert pick == {"eta": best}
-    # the table's cells carry the chosen eta, and the fixed one where the config fixes it
+        best = _rule([r for r in recs if (r["dataset"], r["algorithm"]) == (ds, alg)])
+        assert pick == (None if best is None else {"eta": best})
+    assert any(pick is not None for pick in chosen.values())
+    # the table's cells carry the chosen eta (the config's where none was eligible), and the fixed one
+    # where the config fixes it
     for c in table.cells:
         if c.algorithm in ("ogd", "fogd"):
-            want = 0.5 if (c.dataset, c.algorithm) == ("checkerboard", "ogd") else chosen[(c.dataset, c.algorithm)]["eta"]
+            pick = chosen.get((c.dataset, c.algorithm))
+            config = {"ogd": 0.2, "fogd": 0.002}[c.algorithm]
+            want = 0.5 if (c.dataset, c.algorithm) == ("checkerboard", "ogd") else (pick or {"eta": config})["eta"]
             assert c.param_dict["eta"] == want
     md = (tmp_path / "r" / "eta_selection.md").read_text()
     assert "checkerboard ogd: eta=0.5 (set in the config, not searched)" in md
@@ -148,24 +162,31 @@ def test_refine_plays_the_values_between_the_best_points_neighbours_and_chooses_
     recs = ResultStore(tmp_path / "r" / "search").records()
     by_pair: dict = {}
     for r in recs:
-        by_pair.setdefault((r["dataset"], r["algorithm"]), {}).setdefault(r["params"]["eta"], []).append(r["value"])
+        by_pair.setdefault((r["dataset"], r["algorithm"]), []).append(r)
     grids = {"ogd": [2, 0.2, 0.02], "fogd": [0.2, 0.02, 0.002]}
-    coarse_best = {}
-    for (ds, alg), means in by_pair.items():
-        coarse = {e: v for e, v in means.items() if e in grids[alg]}
-        coarse_best[(ds, alg)] = min(sorted(coarse, reverse=True), key=lambda e: sum(coarse[e]) / 2)
+    refined = 0
+    for (ds, alg), rs in by_pair.items():
+        best = _rule(rs, where=lambda e: e in grids[alg])
+        played = {r["params"]["eta"] for r in rs}
         # stage 2 played exactly the m * 10^k (m in {3, 6}) strictly between the best point's neighbours
-        g = sorted(grids[alg])
-        i = g.index(coarse_best[(ds, alg)])
-        lo, hi = g[max(i - 1, 0)], g[min(i + 1, len(g) - 1)]
-        want = {x for x in (3, 6, 0.3, 0.6, 0.03, 0.06, 0.003, 0.006, 0.0003) if lo < x < hi}
-        assert set(means) - set(grids[alg]) == want, (ds, alg, coarse_best[(ds, alg)])
-        assert all(len(v) == 2 for v in means.values())
-    assert len(recs) == summary.ran["ok"] > 14
+        # (nothing where no grid point was eligible)
+        want = set()
+        if best is not None:
+            g = sorted(grids[alg])
+            i = g.index(best)
+            lo, hi = g[max(i - 1, 0)], g[min(i + 1, len(g) - 1)]
+            want = {x for x in (3, 6, 0.3, 0.6, 0.03, 0.06, 0.003, 0.006, 0.0003) if lo < x < hi}
+        assert played - set(grids[alg]) == want, (ds, alg, best)
+        refined += len(want)
+        counts: dict = {}
+        for r in rs:
+            counts[r["params"]["eta"]] = counts.get(r["params"]["eta"], 0) + 1
+        assert set(counts.values()) == {2}
+    assert refined > 0 and len(recs) == summary.ran["ok"] > 14
     # the choice is the rule over both stages together
     for ch in choices:
-        means = by_pair[(ch.dataset, ch.algorithm)]
-        assert ch.chosen == {"eta": min(sorted(means, reverse=True), key=lambda e: sum(means[e]) / 2)}
+        best = _rule(by_pair[(ch.dataset, ch.algorithm)])
+        assert ch.chosen == (None if best is None else {"eta": best})
     md = (tmp_path / "r" / "eta_selection.md").read_text()
     assert "Two stages" in md
     again = run_search(exp, tmp_path / "r", jobs=1)[2]

@@ -196,11 +196,14 @@ def test_the_words_not_judged_appear_nowhere():
 
 # ----------------------------------------------------------------------------- one label, one rule
 def test_a_file_has_one_provenance_within_a_paper():
+    # a generator's stream (waveform, checkerboard) has no file: it is a `subset` of the paper's data at a
+    # shorter n and the `same` at the paper's n, so its provenance goes with the item's n
+    generated = {"waveform", "checkerboard"}
     seen: dict = {}
     for item in papers.items().values():
         for d in item.datasets:
-            if d.provenance in ("stand-in", "absent"):  # a stand-in's label says for which panel: not the file's
-                continue
+            if d.provenance in ("stand-in", "absent") or d.name in generated:  # a stand-in's label says for
+                continue                                                      # which panel: not the file's
             key = (item.paper, d.name)
             assert seen.setdefault(key, (d.provenance, item.id))[0] == d.provenance, (key, seen[key], item.id)
 
@@ -255,6 +258,7 @@ def test_rescore_rewrites_verdicts_from_the_committed_tables_without_running_a_c
     monkeypatch.setattr(reproduce, "RECIPES", {})  # any run would fail with a KeyError
     (tmp_path / "results" / "table5" / "report").mkdir(parents=True)
     shutil.copy(REPO / "results" / "table5" / "report" / "summary.csv", tmp_path / "results" / "table5" / "report")
+    shutil.copy(REPO / FILE, tmp_path / FILE)  # a results root lsokl made (--root refuses any other)
     res = CliRunner().invoke(app, ["reproduce", "lsokl2016:table5", "--rescore", "--root", str(tmp_path)])
     assert res.exit_code == 0, res.output
     text = (tmp_path / "results" / "table5" / "verdicts.md").read_text()
@@ -278,6 +282,20 @@ def test_lsokl_sweep_claim_flips(tmp_path):
     rows[1] = ("dna", "fogd", 4.0, 21.0)  # more features, a higher mistake rate
     pd.DataFrame(rows, columns=["dataset", "algorithm", "x", "mean"]).to_csv(tmp_path / "s.csv", index=False)
     assert scoring.sweep_claim(tmp_path, {"s.csv": ("fogd",)}).claim is False
+
+
+def test_lsokl_fig4_claim_reads_every_learner_and_the_time(tmp_path):
+    cols = ["dataset", "algorithm", "x", "mean", "time_mean"]
+    rows = [("usps", "rbp", 50.0, 60.0, 0.1), ("usps", "rbp", 500.0, 20.0, 0.3),
+            ("usps", "nogd", 50.0, 20.0, 0.1), ("usps", "nogd", 500.0, 10.0, 0.4)]
+    pd.DataFrame(rows, columns=cols).to_csv(tmp_path / "f.csv", index=False)
+    s = scoring.sweep_claim(tmp_path, {"f.csv": None}, time=True)
+    assert s.claim is True and s.claim_detail.startswith("2/2")
+    rows[3] = ("usps", "nogd", 500.0, 10.0, 0.05)  # more budget, less time: "higher learning time cost" fails
+    pd.DataFrame(rows, columns=cols).to_csv(tmp_path / "f.csv", index=False)
+    s = scoring.sweep_claim(tmp_path, {"f.csv": None}, time=True)
+    assert s.claim is False and "nogd on usps: time does not rise" in s.claim_detail
+    assert scoring.sweep_claim(tmp_path, {"f.csv": None}).claim is True  # the error alone still falls
 
 
 def test_meka_table8_compares_at_meka_memory_along_the_rank_sweep(tmp_path):

@@ -281,24 +281,30 @@ def no_score(folder: Path) -> Score:
 
 
 # ----------------------------------------------------------------------------- LSOKL sweeps (Figs. 3, 4)
-def sweep_claim(folder: Path, files: dict[str, tuple[str, ...]]) -> Score:
-    """``{csv name: learners}``: each learner's mistake rate at the largest swept value is below
-    the one at the smallest, per dataset (more features / rank / budget helps)."""
+def sweep_claim(folder: Path, files: dict, time: bool = False) -> Score:
+    """``{csv name: learners}`` (None: every algorithm in the file): each learner's mistake rate at the
+    largest swept value is below the one at the smallest, per dataset (more features / rank / budget
+    helps); with ``time``, its time per pass at the largest value is also above the one at the
+    smallest ("higher learning time cost")."""
     held, checked, misses = 0, 0, []
     for name, learners in files.items():
         df = _read_csv(folder / name)
         if df is None:
             return Score(note=f"no {name}")
-        for (ds, algo), grp in df[df["algorithm"].isin(learners)].groupby(["dataset", "algorithm"], sort=False):
+        rows = df if learners is None else df[df["algorithm"].isin(learners)]
+        for (ds, algo), grp in rows.groupby(["dataset", "algorithm"], sort=False):
             grp = grp.sort_values("x")
             checked += 1
-            good = grp["mean"].iloc[-1] < grp["mean"].iloc[0]
-            held += good
-            if not good:
-                misses.append(f"{algo} on {ds}")
+            falls = grp["mean"].iloc[-1] < grp["mean"].iloc[0]
+            rises = not time or grp["time_mean"].iloc[-1] > grp["time_mean"].iloc[0]
+            held += bool(falls and rises)
+            if not (falls and rises):
+                misses.append(f"{algo} on {ds}" + ("" if falls else ": error does not fall")
+                              + ("" if rises else ": time does not rise") if time else f"{algo} on {ds}")
     if not checked:
         return Score(note="nothing swept")
-    return Score(claim=bool(held == checked), claim_detail=f"{held}/{checked} curves fall"
+    what = "curves fall" if not time else "learners' error falls and time rises"
+    return Score(claim=bool(held == checked), claim_detail=f"{held}/{checked} {what}"
                  + (f" (not {', '.join(misses)})" if misses else ""))
 
 

@@ -153,7 +153,7 @@ def _status_badge(status: str) -> str:
 
 def _claim_badge(row: C.Row) -> str:
     cls = {True: "claim-yes", False: "claim-no", None: "claim-none"}[row.claim]
-    word = {True: "held", False: "not held", None: "not judged" if row.item.runnable else "—"}[row.claim]
+    word = {True: "held", False: "not held", None: "no verdict" if row.item.runnable else "—"}[row.claim]
     return f"<span class=\"badge {cls}\">{word}</span>"
 
 
@@ -235,7 +235,7 @@ def _cell_html(c: C.Cell) -> str:
     paper = _pm(c.paper, c.paper_std)
     ds = c.delta_sigma
     dist = "" if c.distance is None else f"; |Δ| = {c.distance:.2f} × tolerance ({c.tolerance})"
-    word = {True: "within", False: "outside", None: "not judged"}[c.within]
+    word = {True: "within", False: "outside", None: "no verdict"}[c.within]
     extra = "" if c.counted else "; indicative only (not counted: not the paper's file or split)"
     title = f"{word}: Δ = {c.delta:+.4g}{dist}{extra}"
     return (f"<td class=\"num {cls}\" title=\"{esc(title)}\"><span class=\"ours\">{esc(ours)}</span>"
@@ -264,7 +264,7 @@ def _comparison(found: list[C.Cell], order: list[str]) -> str:
     legend = ("<p class=\"legend\"><span class=\"in\" style=\"background:var(--in)\">within the tolerance</span>"
               "<span style=\"background:var(--near)\">outside, within twice it</span>"
               "<span style=\"background:var(--out)\">beyond twice it</span>"
-              "<span style=\"background:var(--na)\">not judged (no published value or no rule)</span>"
+              "<span style=\"background:var(--na)\">no verdict (no published value or no rule)</span>"
               "<span style=\"opacity:.6;font-style:italic\">indicative (not counted)</span></p>")
     unit = f"; unit: {esc(unit)}" if unit else ""
     return (f"<p>Ours (bold, ± our std over the repetitions) beside the published value{unit}. {n_in} of {n_of} counted cells within "

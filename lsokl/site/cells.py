@@ -32,8 +32,8 @@ class Row:
     item: Item
     declared: str  # "38/40" or "—"
     strict: str
-    claim: Optional[bool]  # None: not judged
-    verdict: str  # "yes (7/7)", "no (5/6 ...)", "not judged (...)", "— (reason)"
+    claim: Optional[bool]  # None: no verdict
+    verdict: str  # "yes (7/7)", "no (5/6 ...)", "no verdict (...)", "— (reason)"
 
 
 def rows(root: Path) -> list[Row]:
@@ -46,7 +46,7 @@ def rows(root: Path) -> list[Row]:
         if not item.runnable:
             verdict, claim = f"— ({item.reason})", None
         elif s is None or s.claim is None:
-            verdict, claim = "not judged" + (f" ({s.note})" if s is not None and s.note else ""), None
+            verdict, claim = "no verdict" + (f" ({s.note})" if s is not None and s.note else ""), None
         else:
             claim = bool(s.claim)
             verdict = ("yes" if claim else "no") + (f" ({s.claim_detail})" if s.claim_detail else "")
