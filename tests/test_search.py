@@ -21,7 +21,7 @@ permutations: 2
 budgets: 10
 defaults: {sigma: 0.5}
 datasets:
-  breast_cancer: {max_samples: 150, scale: minmax}
+  breast_cancer: {max_samples: 300, scale: minmax}
   checkerboard:
     max_samples: 200
     permutation_source: seed

@@ -27,6 +27,10 @@ records and the step-size search reads, adds the two looser ways a pass says not
 * **nearly constant** (classification): the segments that match one constant predictor as above
   hold most (more than half) of the pass's steps, e.g. a learner that stalls on the majority class
   for the first 60% of the stream and only then moves;
+  On short passes the per-segment slack of ``MIN_SLACK`` steps is coarse: with segments of ~10 steps
+  (a 150-row pass) a learner making 1 mistake where the majority class makes 3-4 matches it within
+  the slack, so a pass that learned (7-10% mistakes against a 37% minority share) can be flagged
+  nearly constant. Every committed reproduction's passes have segments of 60 steps or more.
 * **no better than the constant**: its mistake rate (squared loss) lies within the spread of the
   constant predictor's on the same stream, ``|value - constant| <= spread``. The constant is the best
   one in hindsight (the stream's majority class; the mean target), and the spread is the standard
