@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import tempfile
+from functools import partial
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 
 from lsokl.cli import app
 from lsokl.papers import Dataset, Item, items
-from lsokl.papers import scoreboard
+from lsokl.papers import scoreboard, scoring
 from lsokl.site import build as site_build
 from lsokl.site import cells as site_cells
 
@@ -27,54 +28,46 @@ REPO = Path(__file__).resolve().parents[1]
 def _item(folder: str, datasets=(("a", "same"), ("b", "other-split"))) -> Item:
     ds = tuple(Dataset(n, p, note="" if p == "same" else "another split") for n, p in datasets)
     return Item("paper:table", "Table", "table", "partial", datasets=ds, configs=(), folder=folder,
-                published="paper:table", recipe="online-table")
+                published="paper:table", recipe="online-table",
+                cells=partial(scoring.online_table_cells, declared=[n for n, p in datasets if p == "same"]))
 
 
 def _summary(rows) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["dataset", "row", "mean", "std", "unit", "paper_mean", "paper_std"])
+    return pd.DataFrame(rows, columns=["dataset", "learner", "mean", "std", "unit", "paper_mean", "paper_std"])
 
 
 # ----------------------------------------------------------------------------- cells on hand-made files
-def test_online_cells_follow_the_strict_rule_and_count_only_the_papers_files(tmp_path):
+def test_online_cells_follow_the_tolerance_rule_and_count_only_the_papers_files(tmp_path):
     (tmp_path / "r" / "report").mkdir(parents=True)
+    # the rule's band: 2 sqrt(0.2^2 + 0.3^2) + half the last printed digit (0.05) = 0.771
     _summary([
-        ("a", "FOGD", 11.4, 0.3, "mistake rate %", 10.0, 0.2),   # |1.4| <= 1.5-point floor: within
-        ("a", "NOGD", 11.6, 0.3, "mistake rate %", 10.0, 0.2),   # 1.6 / 1.5 = 1.07 tolerances: near
-        ("a", "RBP", 14.0, 0.3, "mistake rate %", 10.0, 0.2),    # 4 / 1.5 = 2.67: out
+        ("a", "FOGD", 10.5, 0.3, "mistake rate %", 10.0, 0.2),   # 0.5 / 0.771 = 0.65 bands: within
+        ("a", "NOGD", 11.0, 0.3, "mistake rate %", 10.0, 0.2),   # 1.0 / 0.771 = 1.30: near
+        ("a", "RBP", 14.0, 0.3, "mistake rate %", 10.0, 0.2),    # 4.0 / 0.771 = 5.2: out
         ("b", "FOGD", 10.1, 0.3, "mistake rate %", 10.0, 0.2),   # within, but another split: not counted
-        ("a", "BOGD", 5.0, 0.1, "mistake rate %", None, None),   # no published value
+        ("a", "BOGD", 5.0, 0.1, "mistake rate %", None, None),   # no published value: no cell
     ]).to_csv(tmp_path / "r" / "report" / "summary.csv", index=False)
     found = {(c.row, c.column): c for c in site_cells.cells(_item("r"), tmp_path)}
-    assert [site_cells.shade(found[("FOGD", "a")]), site_cells.shade(found[("NOGD", "a")]),
-            site_cells.shade(found[("RBP", "a")]), site_cells.shade(found[("BOGD", "a")])] == ["in", "near", "out", "na"]
-    assert found[("FOGD", "a")].distance == pytest.approx(1.4 / 1.5)
-    assert found[("FOGD", "a")].delta_sigma == pytest.approx(7.0)
+    assert [site_cells.shade(found[(k, "a")]) for k in ("FOGD", "NOGD", "RBP")] == ["in", "near", "out"]
+    assert ("BOGD", "a") not in found
+    band = 2 * (0.2 ** 2 + 0.3 ** 2) ** 0.5 + 0.05
+    assert found[("FOGD", "a")].distance == pytest.approx(0.5 / band)
+    assert found[("FOGD", "a")].delta_sigma == pytest.approx(2.5)
     assert found[("FOGD", "b")].within and not found[("FOGD", "b")].counted
     assert found[("FOGD", "a")].counted
 
 
-def test_online_cells_of_other_units_have_no_point_floor(tmp_path):
+def test_a_cell_inside_the_band_but_beyond_a_factor_2_is_outside(tmp_path):
     (tmp_path / "r" / "report").mkdir(parents=True)
-    _summary([("a", "FOGD", 0.069, 0.001, "squared loss", 0.05, 0.01),   # 0.019 <= 2 std = 0.02
-              ("a", "NOGD", 0.075, 0.001, "squared loss", 0.05, 0.01)]   # 0.025 = 1.25 tolerances
+    # no point floor: 0.05 against 0.02 +- 0.02 lies in the band (2 sqrt(0.02^2 + 0.01^2) + 0.005 = 0.0497)
+    # but is 2.5 times the published rate; 0.069 against 0.05 +- 0.01 is within both
+    _summary([("a", "FOGD", 0.05, 0.01, "squared loss", 0.02, 0.02),
+              ("a", "NOGD", 0.069, 0.001, "squared loss", 0.05, 0.01)]
              ).to_csv(tmp_path / "r" / "report" / "summary.csv", index=False)
     found = {c.row: c for c in site_cells.cells(_item("r"), tmp_path)}
-    assert found["FOGD"].within and found["FOGD"].distance == pytest.approx(0.95)
-    assert not found["NOGD"].within and found["NOGD"].distance == pytest.approx(1.25)
-
-
-def test_relative_and_absolute_tolerances_give_the_distance(tmp_path):
-    (tmp_path / "r" / "report").mkdir(parents=True)
-    pd.DataFrame([("pendigit", "Nys", 0.2, 0.21, 0.01, "±5%", True),
-                  ("wine", "Nys", 0.75, 0.735, 0.01, "±0.03 abs", True),
-                  ("wine", "RKS", 0.75, 0.70, 0.01, "±0.03 abs", False)],
-                 columns=["dataset", "method", "paper", "median", "std", "tolerance", "within"]
-                 ).to_csv(tmp_path / "r" / "report" / "table.csv", index=False)
-    item = Item("paper:t", "T", "table", "partial", folder="r", recipe="meka")
-    found = {(c.row, c.column): c for c in site_cells.cells(item, tmp_path)}
-    assert found[("Nys", "pendigit")].distance == pytest.approx(1.0)
-    assert found[("Nys", "wine")].distance == pytest.approx(0.5)
-    assert site_cells.shade(found[("RKS", "wine")]) == "near"  # 0.05 / 0.03 = 1.67 tolerances
+    assert found["FOGD"].within is False and found["FOGD"].distance < 1
+    assert "factor-2" in found["FOGD"].tolerance and site_cells.shade(found["FOGD"]) == "near"
+    assert found["NOGD"].within is True and site_cells.shade(found["NOGD"]) == "in"
 
 
 def test_columns_follow_the_items_dataset_order():
