@@ -60,7 +60,12 @@ class CellProgress:
         print(text, file=self.out, flush=True)
 
     def start(self, total: int) -> None:
-        self.total, self.t0 = total, time.perf_counter()
+        """Begin a stage of ``total`` cells. One object may serve several stages in turn (a step-size
+        search's grid, its refinement, then the table): each starts its counts and clock afresh."""
+        with self._lock:
+            self.total, self.done, self.failed = total, 0, 0
+        self.t0 = time.perf_counter()
+        self._stop.clear()
         self._print(f"cells: {total} to run")
         self._thread = threading.Thread(target=self._tick, name="lsokl-progress", daemon=True)
         self._thread.start()

@@ -36,6 +36,25 @@ def test_cell_progress_prints_lines_while_nothing_finishes_and_at_the_end():
     assert lines[-1].startswith("cells: 2/3 done (67%), 1 failed, elapsed 0:00:00, eta 0:00:00")
 
 
+def test_a_second_stage_counts_afresh_and_keeps_printing():
+    """A step-size search's refinement (and then the table) reuse the progress of its grid stage."""
+    out = io.StringIO()
+    bar = CellProgress(out=out, every=0.05)
+    bar.start(5)
+    for _ in range(5):
+        bar.advance({"status": "ok"})
+    bar.stop()
+    n = len(out.getvalue().splitlines())
+    bar.start(2)
+    time.sleep(0.3)  # the second stage's periodic lines
+    bar.advance({"status": "ok"})
+    bar.stop()
+    lines = out.getvalue().splitlines()[n:]
+    assert lines[0] == "cells: 2 to run"
+    assert sum(line.startswith("cells: 0/2 done (0%), 0 failed") for line in lines) >= 2
+    assert lines[-1].startswith("cells: 1/2 done (50%), 0 failed")
+
+
 def _config(tmp_path: Path, permutations: int, samples: int) -> Path:
     p = tmp_path / "slow.yaml"
     p.write_text(textwrap.dedent(f"""\
