@@ -109,3 +109,20 @@ def test_dry_run_lists_cells_data_memory_and_the_last_run_time(tmp_path):
                                                       "when": "x", "load_before": "1.0", "cpus": 2}))
     res = CliRunner().invoke(app, ["reproduce", item.id, "--dry-run", "--root", str(tmp_path)])
     assert "last run: 9 cells in 30m 30s wall, 15m 05s CPU" in " ".join(res.output.split())
+
+
+def test_a_redraw_keeps_the_long_runs_own_time(tmp_path, monkeypatch):
+    """`--redraw` runs nothing: the run-time.json the long run wrote (what `--dry-run` reports) stays."""
+    from lsokl.papers import reproduce as rep
+    from lsokl.papers.bpegasosm2010 import report as rb
+
+    monkeypatch.setattr(rep, "_run", lambda *a, **k: 0)
+    monkeypatch.setattr(rb, "report", lambda folder: None)
+    monkeypatch.setattr(rb, "time_vs_length", lambda folder: None)
+    item = papers.get("bpegasosm2010:table1-waveform")
+    kept = json.dumps({"cells": 9, "wall_s": 3312.6, "cpu_s": 1245.5})
+    (tmp_path / "run-time.json").write_text(kept)
+    rep.bpegasosm(item, tmp_path, {"redraw": True}, echo=lambda m: None)
+    assert (tmp_path / "run-time.json").read_text() == kept
+    rep.bpegasosm(item, tmp_path, {}, echo=lambda m: None)  # a run writes its own time
+    assert json.loads((tmp_path / "run-time.json").read_text())["wall_s"] < 60

@@ -212,8 +212,9 @@ def bpegasosm(item: Item, folder: Path, opts: dict, echo: Callable) -> int:
         report.report(folder)
     if which in ("time-vs-length", "table1+time-vs-length"):  # Fig. 3
         report.time_vs_length(folder)
-    if item.options.get("long") and not (opts.get("datasets") or opts.get("algorithms")):
-        from .dry_run import write_run_time  # what `--dry-run` reports next time
+    if item.options.get("long") and not (opts.get("datasets") or opts.get("algorithms") or opts.get("redraw")):
+        from .dry_run import write_run_time  # what `--dry-run` reports next time (a redraw runs nothing:
+        # it keeps the run's own time)
 
         write_run_time(folder, time.perf_counter() - t0, _children_cpu() - c0, load)
     return code
