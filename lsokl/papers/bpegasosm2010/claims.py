@@ -76,18 +76,29 @@ def surpass_pegasos(frame: pd.DataFrame, dataset: str, value: str = "test_best",
 # ----------------------------------------------------------------------------- scorers of the committed files
 def table1_cells(df: pd.DataFrame) -> pd.DataFrame:
     """Every cell with a published value, on the validation-chosen width where there is one (else the
-    best width by test accuracy, e.g. PRJTRN++), with the rule's verdict (sd_ours: the spread of
-    lsokl's repetitions) and the strict one."""
+    best width by test accuracy, e.g. PRJTRN++, or a run at the paper's n, which has no validation
+    cut), with the rule's verdict (sd_ours: the spread of lsokl's repetitions; unknown from one
+    repetition, when the band is the published std and half the last printed digit) and the strict one."""
     from ..scoring import band, printed_step, strict_ok, within
 
-    df = df.assign(value=df["val"].where(df["val"].notna(), df["test_best"]),
-                   sd_ours=df["val_std"].where(df["val"].notna(), df["test_best_std"]))
+    nan = pd.Series(float("nan"), index=df.index)
+    val, val_std = df.get("val", nan), df.get("val_std", nan)
+    df = df.assign(value=val.where(val.notna(), df["test_best"]),
+                   sd_ours=val_std.where(val.notna(), df.get("test_best_std", nan)), val_within=df.get("val_within", nan))
     cmp = df[df["paper"].notna() & df["value"].notna()].copy()
     cmp["band"] = [band(sp, so, printed_step(p, sp)) for p, sp, so in zip(cmp["paper"], cmp["paper_std"], cmp["sd_ours"])]
     cmp["ok"] = [within(v, p, sp, so, accuracy=True) for v, p, sp, so in
                  zip(cmp["value"], cmp["paper"], cmp["paper_std"], cmp["sd_ours"])]
     cmp["strict"] = [strict_ok(v - p, sp) for v, p, sp in zip(cmp["value"], cmp["paper"], cmp["paper_std"])]
     return cmp
+
+
+def _cell_frame(c: pd.DataFrame, counted) -> pd.DataFrame:
+    """``table1_cells``'s rows in verdicts.md's columns."""
+    method = c["algo"] + c["B"].map(lambda b: "" if pd.isna(b) else f" B={b:g}") + c["n_train"].map(lambda n: f" n={n:,.0f}")
+    return pd.DataFrame({"dataset": c["dataset"], "method": method, "ours": c["value"], "sd_ours": c["sd_ours"],
+                         "paper": c["paper"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
+                         "strict": c["strict"], "counted": counted})
 
 
 def _groups(df: pd.DataFrame) -> pd.Series:
@@ -161,29 +172,10 @@ def cells(folder) -> pd.DataFrame:
     if df is None:
         return pd.DataFrame(columns=CELL_COLUMNS)
     c = table1_cells(df)
-    method = c["algo"] + c["B"].map(lambda b: "" if pd.isna(b) else f" B={b:g}") + c["n_train"].map(lambda n: f" n={n:,.0f}")
-    return pd.DataFrame({"dataset": c["dataset"], "method": method, "ours": c["value"], "sd_ours": c["sd_ours"],
-                         "paper": c["paper"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
-                         "strict": c["strict"], "counted": c["val_within"].notna()})
+    return _cell_frame(c, c["val_within"].notna())
 
 
 # ------------------------------------------------------------------ Table 1's synthetic rows at the paper's n
-def _paper_n_cells(df: pd.DataFrame) -> pd.DataFrame:
-    """The cells of a run at the paper's n (one repetition, no validation cut: the best width by test
-    accuracy) with the rule's verdict (sd_ours unknown from one repetition: the published std and half
-    the last printed digit only) and the strict one."""
-    from ..scoring import band, printed_step, strict_ok, within
-
-    cmp = df[df["paper"].notna() & df["test_best"].notna()].copy()
-    sd = cmp["test_best_std"] if "test_best_std" in cmp else pd.Series(float("nan"), index=cmp.index)
-    cmp["sd_ours"] = sd
-    cmp["band"] = [band(sp, so, printed_step(p, sp)) for p, sp, so in zip(cmp["paper"], cmp["paper_std"], sd)]
-    cmp["ok"] = [within(v, p, sp, so, accuracy=True) for v, p, sp, so in
-                 zip(cmp["test_best"], cmp["paper"], cmp["paper_std"], sd)]
-    cmp["strict"] = [strict_ok(v - p, sp) for v, p, sp in zip(cmp["test_best"], cmp["paper"], cmp["paper_std"])]
-    return cmp
-
-
 def paper_n(folder) -> "Score":
     """``bpegasosm2010:table1-waveform`` / ``-checkerboard``: declared = the tolerance rule over every cell
     with a published value (the data is the paper's at this n); strict = 2 published std; the claim is
@@ -195,7 +187,7 @@ def paper_n(folder) -> "Score":
     df = _read_csv(folder / "table1.csv")
     if df is None:
         return Score(note="not run yet: no table1.csv")
-    cells = _paper_n_cells(df)
+    cells = table1_cells(df)
     claim, detail = outperform(df.assign(group=_groups(df), value=df["test_best"]))
     note = "one repetition per cell"
     if (folder / "time-vs-length.csv").exists():
@@ -211,8 +203,4 @@ def paper_n_cells(folder) -> pd.DataFrame:
     df = _read_csv(Path(folder) / "table1.csv")
     if df is None:
         return pd.DataFrame(columns=CELL_COLUMNS)
-    c = _paper_n_cells(df)
-    method = c["algo"] + c["B"].map(lambda b: "" if pd.isna(b) else f" B={b:g}") + c["n_train"].map(lambda n: f" n={n:,.0f}")
-    return pd.DataFrame({"dataset": c["dataset"], "method": method, "ours": c["test_best"], "sd_ours": c["sd_ours"],
-                         "paper": c["paper"], "sd_paper": c["paper_std"], "band": c["band"], "ok": c["ok"],
-                         "strict": c["strict"], "counted": True})
+    return _cell_frame(table1_cells(df), True)

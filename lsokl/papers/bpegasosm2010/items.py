@@ -25,6 +25,20 @@ _T1 = (D("usps", "same", paper="USPS"), D("letter-uci", "same", paper="LETTER"),
        D("checkerboard", "subset", paper="CHECKERB",
          note="the generator's stream at n = 10^5 and 10^6 (the paper: 10M points)"))
 
+
+def _paper_n(ident, title, dataset, configs, folder, layout, report=None) -> Item:
+    """A synthetic row of Table 1 at the paper's n (long: run only when named; ``--dry-run`` says how long)."""
+    return Item(ident, title, "table", "partial", datasets=(dataset,), configs=configs, folder=folder,
+                published="bpegasosm2010:table1",
+                tolerance=Tolerance(
+                    "the tolerance rule, like the full-size sets of Table 1 (one repetition: sd_ours unknown, the "
+                    "published std and half the last printed digit only)",
+                    "at the paper's n the data is the paper's (its generator's stream); one repetition here, so "
+                    "the published std stands for the spread"),
+                layout=layout, **_q("table1"), recipe="bpegasosm",
+                options={"long": True, **({"report": report} if report else {})},
+                score=claims.paper_n, cells=claims.paper_n_cells)
+
 ITEMS = [
     Item("bpegasosm2010:table1", "Table 1: test accuracy on a budget", "table", "partial", datasets=_T1,
          configs=("bpegasosm-table1", "bpegasosm-table1-large"), folder="results/bpegasosm-table1",
@@ -57,34 +71,15 @@ ITEMS = [
          **_q("fig3"), recipe="bpegasosm", options={"report": "time-vs-length"}, score=claims.fig3),
     # Table 1's synthetic rows and Figs. 1-3 at the paper's n (long: not part of `lsokl reproduce bpegasosm2010`
     # or `--all`; name them, `--dry-run` says how long)
-    Item("bpegasosm2010:table1-waveform", "Table 1 (WAVEFORM row) and Figs. 2-3 at the paper's n = 2M", "table",
-         "partial",
-         datasets=(D("waveform", "same", paper="WAVEFORM",
-                     note="Breiman's generator: a fresh stream of 2,000,000 training and 20,000 test points"),),
-         configs=("bpegasosm-waveform-2m", "bpegasosm-waveform-2m-b500"), folder="results/bpegasosm-waveform-2m",
-         published="bpegasosm2010:table1",
-         tolerance=Tolerance(
-             "the tolerance rule, like the full-size sets of Table 1 (one repetition: sd_ours unknown, the "
-             "published std and half the last printed digit only)",
-             "at the paper's n the data is the paper's (its generator's stream); one repetition here, so the "
-             "published std stands for the spread"),
-         layout="table1.md, table1.csv, checks.md, curves-waveform.png (Fig. 2), time-vs-length.png|svg|csv "
-                "(Fig. 3), NOTES.md",
-         **_q("table1"),
-         recipe="bpegasosm", options={"report": "table1+time-vs-length", "long": True},
-         score=claims.paper_n, cells=claims.paper_n_cells),
-    Item("bpegasosm2010:table1-checkerboard", "Table 1 (CHECKERB row) and Fig. 1 at the paper's n = 10M", "table",
-         "partial",
-         datasets=(D("checkerboard", "same", paper="CHECKERB",
-                     note="the 4x4 checkerboard generator: a fresh stream of 10,000,000 training and 20,000 test points"),),
-         configs=("bpegasosm-checkerboard-10m", "bpegasosm-checkerboard-10m-b500"), folder="results/bpegasosm-checkerboard-10m",
-         published="bpegasosm2010:table1",
-         tolerance=Tolerance(
-             "the tolerance rule, like the full-size sets of Table 1 (one repetition: sd_ours unknown, the "
-             "published std and half the last printed digit only)",
-             "at the paper's n the data is the paper's (its generator's stream); one repetition here, so the "
-             "published std stands for the spread"),
-         layout="table1.md, table1.csv, checks.md, curves-checkerboard.png (Fig. 1), NOTES.md",
-         **_q("table1"),
-         recipe="bpegasosm", options={"long": True}, score=claims.paper_n, cells=claims.paper_n_cells),
+    _paper_n("bpegasosm2010:table1-waveform", "Table 1 (WAVEFORM row) and Figs. 2-3 at the paper's n = 2M",
+             D("waveform", "same", paper="WAVEFORM",
+               note="Breiman's generator: a fresh stream of 2,000,000 training and 20,000 test points"),
+             ("bpegasosm-waveform-2m", "bpegasosm-waveform-2m-b500"), "results/bpegasosm-waveform-2m",
+             "table1.md, table1.csv, checks.md, curves-waveform.png (Fig. 2), time-vs-length.png|svg|csv (Fig. 3), "
+             "NOTES.md", report="table1+time-vs-length"),
+    _paper_n("bpegasosm2010:table1-checkerboard", "Table 1 (CHECKERB row) and Fig. 1 at the paper's n = 10M",
+             D("checkerboard", "same", paper="CHECKERB",
+               note="the 4x4 checkerboard generator: a fresh stream of 10,000,000 training and 20,000 test points"),
+             ("bpegasosm-checkerboard-10m", "bpegasosm-checkerboard-10m-b500"), "results/bpegasosm-checkerboard-10m",
+             "table1.md, table1.csv, checks.md, curves-checkerboard.png (Fig. 1), NOTES.md"),
 ]
