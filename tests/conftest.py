@@ -8,6 +8,10 @@ import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# The CLI's output is checked as a program reading a pipe sees it: no terminal, no COLUMNS (which the
+# console would honour). pytest-xdist's workers inherit a COLUMNS from the controlling pytest.
+for _var in ("COLUMNS", "LINES"):
+    os.environ.pop(_var, None)
 SHARED_DATA = Path(os.environ.get("LSOKL_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
