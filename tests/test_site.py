@@ -164,8 +164,9 @@ def test_an_item_page_reaches_table_plot_note_and_rerun_command(site):
 
 
 def test_the_site_stays_small(site):
-    """About 0.1 MB per committed plot (each once, the smaller of its SVG and PNG) plus the pages: 12.1 MB for
-    the 113 committed plots of the 44 items that run; the cap leaves room for a few more items, not for a second copy of every plot."""
+    """About 0.1 MB per committed plot (each once, the smaller of its SVG and PNG) plus the pages: 12.1 MB
+    for the 113 committed plots of the 44 items that run; the cap leaves room for a few more items, not
+    for a second copy of every plot."""
     total = site_build.size(site)
     assert total < 16e6, f"the site is {total / 1e6:.1f} MB (images: prefer the smaller of SVG and PNG)"
 
