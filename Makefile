@@ -33,8 +33,10 @@ demo: $(STAMP)  ## a small real experiment, offline: prints a table (into runs/q
 	@echo "  . $(VENV)/bin/activate        (this shell; or run $(LSOKL) directly)"
 	@echo "  pip install .                 (into any environment of your own)"
 
-test: $(STAMP)  ## the whole test suite (reference-run checks skip without ../shared/data)
-	$(PY) -m pytest -q -p no:cacheprovider
+# One pytest worker per CPU (pytest-xdist; `make test JOBS=1` runs them in one process).
+JOBS ?= auto
+test: $(STAMP)  ## the whole test suite, one worker per CPU (reference-run checks skip without ../shared/data)
+	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist worksteal
 
 # Compiled loops with bounds checks on (fresh numba cache: cached code was built without them):
 # every learner through the scikit-learn checks that feed it odd shapes, plus the length tests.
