@@ -200,5 +200,6 @@ def _authors(table: Item, config: str) -> Item:
 
 
 _TABLES = {item.id: item for item in ITEMS}
-ITEMS += [_authors(_TABLES["lsokl2016:table7"], "table7-authors"),
+ITEMS += [_authors(_TABLES["lsokl2016:table5"], "table5-authors"),
+          _authors(_TABLES["lsokl2016:table7"], "table7-authors"),
           _authors(_TABLES["lsokl2016:table9"], "table9-authors")]
