@@ -127,17 +127,22 @@ def _copy_bounded(src, dst, limit: int | None, why: str, path: Path) -> None:
         dst.write(block)
 
 
-def fetch_threads() -> int:
-    """Threads that decompress one gz or bz2 file: ``LSOKL_FETCH_THREADS`` or the CPUs this process may use."""
+def usable_cpus(env: str) -> int:
+    """The number the environment variable ``env`` gives, else the CPUs this process may use."""
     import os
 
-    env = os.environ.get("LSOKL_FETCH_THREADS")
-    if env:
-        return max(1, int(env))
+    value = os.environ.get(env)
+    if value:
+        return max(1, int(value))
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+def fetch_threads() -> int:
+    """Threads that decompress one gz or bz2 file: ``LSOKL_FETCH_THREADS`` or the CPUs this process may use."""
+    return usable_cpus("LSOKL_FETCH_THREADS")
 
 
 #: what the block-parallel reader raises on a corrupt or truncated archive, besides the stdlib's errors

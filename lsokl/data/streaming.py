@@ -324,13 +324,7 @@ PARALLEL_PARSE_BYTES = 16 << 20
 
 def parse_workers() -> int:
     """Processes that parse one file's chunks: ``LSOKL_PARSE_WORKERS``, else the CPUs this process may use."""
-    env = os.environ.get("LSOKL_PARSE_WORKERS")
-    if env:
-        return max(1, int(env))
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    return formats.usable_cpus("LSOKL_PARSE_WORKERS")
 
 
 def _parse_libsvm_chunk(chunk: bytes, path: Path, d: int | None, lineno: int):
