@@ -33,9 +33,13 @@ demo: $(STAMP)  ## a small real experiment, offline: prints a table (into runs/q
 	@echo "  . $(VENV)/bin/activate        (this shell; or run $(LSOKL) directly)"
 	@echo "  pip install .                 (into any environment of your own)"
 
-# One pytest worker per CPU (pytest-xdist; `make test JOBS=1` runs them in one process).
+# One pytest worker per CPU (pytest-xdist; `make test JOBS=1` runs them in one process). First the
+# numba loops are compiled once, shared out over the CPUs (tests/precompile.py), so that the workers
+# load them from the cache instead of each compiling them again.
 JOBS ?= auto
+NCPU := $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))" 2>/dev/null || echo 1)
 test: $(STAMP)  ## the whole test suite, one worker per CPU (reference-run checks skip without ../shared/data)
+	@for i in $$(seq 0 $$(($(NCPU) - 1))); do $(PY) tests/precompile.py $$i $(NCPU) & done; wait
 	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist worksteal
 
 # Compiled loops with bounds checks on (fresh numba cache: cached code was built without them):
