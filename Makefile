@@ -37,7 +37,7 @@ demo: $(STAMP)  ## a small real experiment, offline: prints a table (into runs/q
 # numba loops are compiled once, shared out over the CPUs (tests/precompile.py), so that the workers
 # load them from the cache instead of each compiling them again.
 JOBS ?= auto
-NCPU := $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))" 2>/dev/null || echo 1)
+NCPU := $(shell nproc 2>/dev/null || echo 1)
 test: $(STAMP)  ## the whole test suite, one worker per CPU (reference-run checks skip without ../shared/data)
 	@for i in $$(seq 0 $$(($(NCPU) - 1))); do $(PY) tests/precompile.py $$i $(NCPU) & done; wait
 	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist worksteal
