@@ -55,6 +55,7 @@ bench: $(STAMP)  ## benchmarks/RESULTS.md, one section per script (see benchmark
 	$(PY) benchmarks/jobs.py
 	$(PY) benchmarks/kol.py
 	$(PY) benchmarks/defaults.py
+	$(PY) benchmarks/dsg_linear.py
 	$(PY) benchmarks/dsg_speed.py --repeats 3 --out benchmarks/dsg_speed.json --results-md benchmarks/RESULTS.md
 
 # Reproductions: `lsokl reproduce ITEM` (lsokl/papers declares every table and figure of the four papers;
