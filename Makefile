@@ -113,7 +113,7 @@ clean:
 fig3: $(STAMP)  ## Fig. 3: FOGD rho_f and NOGD rho_n sensitivity (dna, satimage, B=200; usps, letter, B=100 -> results/fig3-large)
 	$(LSOKL) reproduce lsokl2016:fig3 lsokl2016:fig3-large
 
-fig4: $(STAMP)  ## Fig. 4: budget sensitivity on stand-ins (german, spambase, dna, satimage; B=50..500)
+fig4: $(STAMP)  ## Fig. 4: budget sensitivity on codrna and usps (the paper's) and german, satimage (stand-ins); B=50..500
 	$(LSOKL) reproduce lsokl2016:fig4
 
 figures-convergence: $(STAMP)  ## Figs. 1-2 and 5-6 from the Table 7 / Table 9 runs (runs them if their records are absent)
