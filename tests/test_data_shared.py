@@ -1,5 +1,5 @@
 """Done-when check: every registered dataset whose files are in the shared data folder fetches from it as a mirror
-(`lsokl fetch NAME --mirror /work/shared/data`) and loads with the manifest's n x d. Skips when the folder is absent.
+(`lsokl fetch NAME --mirror ../shared/data`) and loads with the manifest's n x d. Skips when the folder is absent.
 """
 from __future__ import annotations
 

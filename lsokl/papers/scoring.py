@@ -299,8 +299,8 @@ def sweep_claim(folder: Path, files: dict, time: bool = False) -> Score:
             rises = not time or grp["time_mean"].iloc[-1] > grp["time_mean"].iloc[0]
             held += bool(falls and rises)
             if not (falls and rises):
-                misses.append(f"{algo} on {ds}" + ("" if falls else ": error does not fall")
-                              + ("" if rises else ": time does not rise") if time else f"{algo} on {ds}")
+                why = ("" if falls else ": error does not fall") + ("" if rises else ": time does not rise")
+                misses.append(f"{algo} on {ds}" + (why if time else ""))
     if not checked:
         return Score(note="nothing swept")
     what = "curves fall" if not time else "learners' error falls and time rises"
