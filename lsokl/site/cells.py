@@ -115,8 +115,9 @@ def cells(item: Item, root: Path) -> list[Cell]:
         distance = None
         if paper is not None:
             distance = abs(ours - paper) / band if band else (0.0 if ours == paper else math.inf)
-        tolerance = f"the rule's band ±{band:.3g}" + ("" if within or distance is None or distance > 1
-                                                     else "; outside the factor-2 band") if band else ""
+        tolerance = f"the rule's band ±{band:.3g}" if band else ""
+        if band and within is False and distance is not None and distance <= 1:  # in the band, beyond x2
+            tolerance += "; outside the factor-2 band"
         out.append(Cell(str(r.method), str(r.dataset), ours, _num(r.sd_ours), paper, _num(r.sd_paper), within,
                         distance, counted=bool(r.counted), tolerance=tolerance))
     return out
