@@ -164,10 +164,11 @@ def test_auto_max_blocks_is_the_only_string_accepted():
         DSG(max_blocks="big").fit(X, [1, -1, 1, -1])
 
 
-def test_default_pass_cpu_time_doubles_when_rows_double(monkeypatch):
-    """The default (max_blocks="auto") on data above its row limit: CPU time for 2n rows stays
-    near 2x the time for n (the growing form's is ~4x). The limits are lowered so the pass takes
-    seconds; process time, best of 3."""
+def test_default_pass_work_doubles_when_rows_double(monkeypatch):
+    """The default (max_blocks="auto") on data above its row limit: the pass's work (``feature_rows_``,
+    its (row, block) feature evaluations) for 2n rows is 2x the work for n (the growing form's is ~4x).
+    The limits are lowered so the pass is short. Its CPU time against n is measured, not tested (timings
+    fail under parallel test workers): benchmarks/dsg_linear.py."""
     from lsokl.learners.stochastic import dsg as dsg_mod
 
     monkeypatch.setattr(dsg_mod, "AUTO_ROWS", 5000)
@@ -177,16 +178,11 @@ def test_default_pass_cpu_time_doubles_when_rows_double(monkeypatch):
         rng = np.random.default_rng(0)
         X = rng.normal(size=(n, 20)).astype(np.float32)
         y = np.where(X[:, 0] > 0, 1.0, -1.0)
-        m = DSG(sigma=3.0, batch_size=32, block_features=64, random_state=0)
-        t = time.process_time()
-        m.fit(X, y)
-        return time.process_time() - t, m
+        return DSG(sigma=3.0, batch_size=32, block_features=64, random_state=0).fit(X, y)
 
-    run(6000)  # warm up
-    t1 = min(run(20000)[0] for _ in range(3))
-    t2, m = min((run(40000) for _ in range(3)), key=lambda tm: tm[0])
-    assert m.max_blocks_ == 10
-    assert t2 <= 2.3 * t1, (t1, t2)
+    m1, m2 = run(10000), run(20000)
+    assert m1.max_blocks_ == m2.max_blocks_ == 10
+    assert m2.feature_rows_ / m1.feature_rows_ <= 2.05
 
 
 def test_memory_estimate_counts_the_frequencies_the_bounded_form_keeps(monkeypatch):
