@@ -21,7 +21,8 @@ def _pass(n: int, max_blocks):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 20)).astype(np.float32)
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    m = DSG(sigma=3.0, batch_size=32, block_features=64, max_blocks=max_blocks, random_state=0)
+    m = DSG(sigma=3.0, batch_size=32, block_features=64, max_blocks=max_blocks, random_state=0, max_iter=1,
+            shuffle=False)
     t = time.process_time()
     m.fit(X, y)
     return m.feature_rows_, time.process_time() - t
@@ -44,7 +45,7 @@ def main() -> None:
     md = "\n".join([
         "## DSG's training pass against n (`benchmarks/dsg_linear.py`)", "",
         f"{machine()}; {start} at the start, {load()} at the end.", "",
-        "`DSG(sigma=3, batch_size=32, block_features=64)` on n x 20 float32 Gaussian rows, `fit` (one pass); CPU time "
+        "`DSG(sigma=3, batch_size=32, block_features=64, max_iter=1, shuffle=False)` on n x 20 float32 Gaussian rows, `fit` (one pass); CPU time "
         "(process time, one BLAS thread), best of 3; work = `feature_rows_`. The bounded form's time should double with "
         "n (linear), the growing form's quadruple (quadratic); passes of a fraction of a second are noisy on a shared "
         "machine, so read the ratio over 4n (first to last row of a form).", "",

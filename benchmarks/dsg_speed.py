@@ -30,7 +30,7 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA
 
 SETTINGS = {
     "dsg": dict(sigma=4.0, nu=1e-5, batch_size=64, block_features=64, schedule="inv_sqrt",
-                theta=30.0, random_state=0),
+                theta=30.0, random_state=0, max_iter=1, shuffle=False),  # one pass
     "norma": dict(sigma=4.0, nu=0.0, batch_size=64, schedule="const", theta=10.0),
 }
 

@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     # --- bounded DSG, one pass
     X, y = mnist_like(n_dsg)
     params = dict(sigma=10.0, batch_size=1024, block_features=256, max_blocks=20, theta=1.0,
-                  nu=1e-6, random_state=0)
+                  nu=1e-6, random_state=0, max_iter=1, shuffle=False)  # one pass
     Xd = torch.as_tensor(X, device=device)
     create("dsg", "binary", **params).fit(X[:4096], y[:4096])  # warm-up (compile, BLAS)
     create("dsg", "binary", **params).fit(Xd[:4096], y[:4096])

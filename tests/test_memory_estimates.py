@@ -76,7 +76,7 @@ LEARNERS = [  # (name, parameters, X, y)
     ("fogd", {"sigma": 3.0, "n_fourier": 100}, WIDE, Y_WIDE),  # U: d x D
     ("nogd", {"sigma": 3.0, "budget": 100}, WIDE, Y_WIDE),  # B x d support, copied at the switch
     ("bpas", {"sigma": 3.0, "budget": 100}, WIDE, Y_WIDE),
-    ("dsg", {"sigma": 3.0}, DENSE, Y_DENSE),
+    ("dsg", {"sigma": 3.0, "max_iter": 1}, DENSE, Y_DENSE),  # one pass: the runner's cells (fit_curve)
 ]
 APPROXIMATIONS = [  # (name, parameters, X)
     ("rks", {"rank": 500, "gamma": 0.01}, DENSE),  # U: d x k
@@ -96,6 +96,26 @@ def test_learner_peak_within_its_estimate(name, params, X, y):
     estimate = cell_memory(registry.create(name, "binary", **params), X.shape[0], X.shape[1])
     peak = peak_added(lambda: registry.create(name, "binary", **params).fit(X, y))
     _check(estimate, peak)
+
+
+def test_dsg_fit_epochs_peak_within_its_stream_estimate(monkeypatch):
+    """DSG's fit plays max_iter epochs: n x max_iter rows streamed choose the form (AUTO_ROWS lowered
+    here: 3000 x 2 rows > 5000, the bounded form, which keeps its blocks' frequencies); the estimate
+    with ``stream_rows`` counts them, the one-pass estimate does not, and fit's peak is within it."""
+    from lsokl.learners.stochastic import dsg
+
+    monkeypatch.setattr(dsg, "AUTO_ROWS", 5000)
+    monkeypatch.setattr(dsg, "AUTO_FEATURES", 640)  # 10 blocks of 64
+    params = {"sigma": 3.0, "max_iter": 2, "tol": None}
+    registry.create("dsg", "binary", **params).fit(DENSE[:50], Y_DENSE[:50])
+    learner = registry.create("dsg", "binary", **params)
+    n, d = DENSE.shape
+    estimate = learner.memory_estimate(n, d, 1, stream_rows=n * 2)
+    assert estimate["kept frequencies W, c (10 blocks x 64 x (d + 1))"] == 4.0 * 10 * 64 * (d + 1)
+    assert not any(k.startswith("kept frequencies") for k in learner.memory_estimate(n, d, 1))
+    peak = peak_added(lambda: registry.create("dsg", "binary", **params).fit(DENSE, Y_DENSE))  # in a child
+    _check(estimate, peak)
+    assert registry.create("dsg", "binary", **params).fit(DENSE[:2600], Y_DENSE[:2600]).max_blocks_ == 10
 
 
 @pytest.mark.parametrize("name,params,X", APPROXIMATIONS, ids=[c[0] for c in APPROXIMATIONS])

@@ -397,6 +397,17 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         finally:
             self.__dict__.pop("_watch_pass", None)
 
+    #: True: ``fit``'s epoch k (1-based) takes the step ``eta / k`` (:meth:`_eta_now`), a
+    #: decreasing schedule for a learner whose constant step has no regulariser to stop it from
+    #: fitting noise when the epochs repeat the rows (FOGD). ``run`` and ``partial_fit`` keep
+    #: ``eta`` as given.
+    fit_step_decay: ClassVar[bool] = False
+
+    def _eta_now(self) -> float:
+        """The step the compiled loops take now: ``eta``, divided by the epoch number inside the
+        epochs of ``fit`` for a learner with ``fit_step_decay``."""
+        return float(self.eta) * self.__dict__.get("_epoch_step_scale", 1.0)
+
     def _fit_epochs(self, X, y):
         """scikit-learn's SGD convention over the online updates: epoch k plays every row once in
         an order shuffled by a generator seeded from ``random_state`` (0 when it is None or absent,
@@ -404,18 +415,32 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         epoch's loss is its online error rate (its mean squared loss for regression), measured
         before each update as the pass predicts; with ``tol`` not None, training stops once
         ``n_iter_no_change`` epochs in a row have not lowered the best loss by ``tol``.
-        ``n_iter_`` is the number of epochs played."""
+        ``n_iter_`` is the number of epochs played. A learner with ``fit_step_decay`` takes the
+        step ``eta / k`` in epoch k. While the model is allocated, ``_fit_rows`` is the number of
+        training rows (a default that depends on the training set's size, as BPegasos'
+        ``lam="auto"`` = 1/n, reads it)."""
+        try:
+            return self._fit_epoch_loop(X, y)
+        finally:
+            self.__dict__.pop("_epoch_step_scale", None)
+            self.__dict__.pop("_fit_rows", None)
+
+    def _fit_epoch_loop(self, X, y):
         codes = self._encode_labels(y)
         stream = Stream(X)
         self._fit_width(X, stream)
         self._check_data_scale(stream)
         n = stream.n_samples
+        self._fit_rows = n
         self._reset(stream.n_features, max(n, 16), None)
+        self.__dict__.pop("_fit_rows", None)
         rs = getattr(self, "random_state", None)
         rng = np.random.default_rng(rs if isinstance(rs, (int, np.integer)) else 0)
         best, stale = np.inf, 0
         tol, patience = getattr(self, "tol", None), int(getattr(self, "n_iter_no_change", 5))
         for epoch in range(int(self.max_iter)):
+            if self.fit_step_decay:
+                self._epoch_step_scale = 1.0 / (epoch + 1)
             order = rng.permutation(n).astype(np.int64) if getattr(self, "shuffle", True) \
                 else np.arange(n, dtype=np.int64)
             self._ensure_capacity(n)
@@ -517,6 +542,12 @@ def _epoch_rules():
 EPOCH_PARAMS = _epoch_rules()
 #: the defaults of ``fit``'s epochs (as SGDClassifier's tol and n_iter_no_change; fewer epochs at most)
 MAX_ITER, TOL, N_ITER_NO_CHANGE = 50, 1e-3, 5
+#: ``n_iter_no_change`` of the online learners' ``fit`` (FOGD, NOGD, the Pegasos/BSGD family):
+#: their epoch loss is the online 0/1 error rate, a count that moves in steps of 1/n and jumps by
+#: a few mistakes from epoch to epoch, not SGDClassifier's smooth hinge loss, so a record low is
+#: rarely beaten within 5 epochs although the model still improves (NOGD on digits stopped after
+#: 13-21 epochs at 95.7% test accuracy; 21-42 epochs with 10: 96.5%). 10 is MLPClassifier's.
+ONLINE_N_ITER_NO_CHANGE = 10
 
 
 class ConstantPredictorWarning(UserWarning):
@@ -568,15 +599,26 @@ def warn_if_constant_pass(est, trace: "Trace", codes: np.ndarray, order: np.ndar
         _warn_constant(est, flag["reason"], X)
 
 
-def warn_if_constant_model(est, X, y) -> None:
-    """Warn when a fitted batch / mini-batch model predicts one class (one value) on (up to
-    ``CONSTANT_CHECK_ROWS`` evenly spaced rows of) its own training data while y varies."""
-    n = X.shape[0]
+def constant_check_rows(n: int) -> np.ndarray:
+    """The training rows :func:`warn_if_constant_model` checks: up to ``CONSTANT_CHECK_ROWS``
+    evenly spaced ones (none below ``MIN_ROWS_CONSTANT_CHECK`` rows)."""
     if n < MIN_ROWS_CONSTANT_CHECK:
+        return np.zeros(0, np.int64)
+    return np.unique(np.linspace(0, n - 1, min(n, CONSTANT_CHECK_ROWS)).astype(np.int64))
+
+
+def warn_if_constant_model(est, X, y, predicted=None) -> None:
+    """Warn when a fitted batch / mini-batch model predicts one class (one value) on (up to
+    ``CONSTANT_CHECK_ROWS`` evenly spaced rows of) its own training data while y varies.
+    ``predicted``: the model's predictions of the rows :func:`constant_check_rows` names, when the
+    learner already has them (DSG's running scores), instead of predicting them again."""
+    n = X.shape[0]
+    rows = constant_check_rows(n)
+    if not rows.size:
         return
-    rows = np.unique(np.linspace(0, n - 1, min(n, CONSTANT_CHECK_ROWS)).astype(np.int64))
     yr = np.asarray(y)[rows]
-    pred = to_numpy(est.predict(take_rows(X, rows)))  # an Array API X: rows taken on its device
+    # an Array API X: rows taken on its device
+    pred = to_numpy(est.predict(take_rows(X, rows))) if predicted is None else np.asarray(predicted)
     if est.task == "regression":
         spread = float(np.ptp(yr))
         if spread > 0 and float(np.ptp(pred)) <= 1e-9 * max(spread, 1e-300):

@@ -63,8 +63,8 @@ def test_cache_on_off_identical_predictions(dtype):
 # ---------------------------------------------------------------- 2. predictor = explicit sum
 def test_predictor_equals_explicit_double_loop_float64():
     X, y = toy(n=160)
-    m = DSG(sigma=1.5, batch_size=8, block_features=3, random_state=1, dtype="float64").fit(X, y)
-    assert m.n_blocks_ == 20
+    m = DSG(sigma=1.5, batch_size=8, block_features=3, random_state=1, dtype="float64", max_iter=1).fit(X, y)
+    assert m.n_blocks_ == 20  # one epoch of 160 rows in batches of 8
     Xt = toy(n=15, seed=5)[0]
     ref = np.zeros(len(Xt))
     for j in range(1, m.n_blocks_ + 1):
@@ -182,7 +182,7 @@ def test_dsg_approaches_norma_as_r_grows():
     gaps = []
     for r in (2 ** 8, 2 ** 11, 2 ** 14):
         m = DSG(sigma=1.0, nu=1e-3, batch_size=20, block_features=r, schedule="inv_sqrt", theta=1.0,
-                dtype="float64", random_state=2).fit(X, y)
+                dtype="float64", random_state=2, max_iter=1, shuffle=False).fit(X, y)  # NORMA's one pass
         gaps.append(np.max(np.abs(scores(m, X) - ref)))
     assert gaps[-1] <= 0.05 * np.max(np.abs(ref))
     assert gaps[0] > gaps[1] > gaps[2]
@@ -296,7 +296,7 @@ def test_nystrom_features_reuse_the_nogd_map_and_approximate_the_kernel():
 # ---------------------------------------------------------------- memory
 def test_state_is_t_r_coefficients_never_frequencies():
     X, y = toy(n=640, d=50)
-    m = DSG(sigma=3.0, batch_size=16, block_features=8, random_state=0).fit(X, y)
+    m = DSG(sigma=3.0, batch_size=16, block_features=8, random_state=0, max_iter=1).fit(X, y)
     t = m.n_blocks_
     assert t == 40
     assert m.state_size_ == t * 8
@@ -307,7 +307,7 @@ def test_state_is_t_r_coefficients_never_frequencies():
     # t blocks here) and the labels; no frequencies (one block's W alone is d x r = 400 numbers)
     assert sum(a.size for a in arrays) <= t * 8 + 2
     assert m.cache_ is None and m._last is None
-    cached = DSG(sigma=3.0, batch_size=16, block_features=8, random_state=0, cache_features=True)
+    cached = DSG(sigma=3.0, batch_size=16, block_features=8, random_state=0, cache_features=True, max_iter=1)
     cached.fit(X, y).predict(X)
     assert sum(W.size + c.size for W, c in cached.cache_.values()) == t * 8 * (50 + 1)
 

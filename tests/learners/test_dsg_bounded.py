@@ -96,7 +96,7 @@ def test_max_blocks_not_reached_equals_growing_form():
 def test_bounded_model_stays_bounded_and_predicts_from_its_blocks():
     X = np.random.default_rng(3).normal(size=(2000, 5))
     y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
-    m = DSG(sigma=2.0, batch_size=16, block_features=8, max_blocks=5, random_state=0).fit(X, y)
+    m = DSG(sigma=2.0, batch_size=16, block_features=8, max_blocks=5, random_state=0, max_iter=1).fit(X, y)
     assert m.n_blocks_ == 5 and m.coef_.shape[0] == 5 and m.state_size_ == 5 * 8
     assert m.t_ == 125
     assert m.score(X, y) > 0.8
@@ -112,7 +112,7 @@ def _pass(n, max_blocks):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 20)).astype(np.float32)
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    m = DSG(sigma=3.0, batch_size=32, block_features=64, max_blocks=max_blocks, random_state=0)
+    m = DSG(sigma=3.0, batch_size=32, block_features=64, max_blocks=max_blocks, random_state=0, max_iter=1)
     t = time.process_time()
     m.fit(X, y)
     return m.feature_rows_, time.process_time() - t
@@ -136,7 +136,7 @@ def test_auto_small_fit_is_the_growing_form(monkeypatch):
     monkeypatch.setattr(dsg_mod, "AUTO_ROWS", 1000)
     X = np.random.default_rng(4).normal(size=(600, 5))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    kw = dict(sigma=2.0, batch_size=16, block_features=8, random_state=0, dtype="float64")
+    kw = dict(sigma=2.0, batch_size=16, block_features=8, random_state=0, dtype="float64", max_iter=1)
     auto = DSG(**kw).fit(X, y)
     grow = DSG(**kw, max_blocks=None).fit(X, y)
     assert auto.max_blocks_ is None and auto.model_form_.startswith("growing (max_blocks: auto")
@@ -152,7 +152,7 @@ def test_auto_large_fit_is_bounded_and_says_so(monkeypatch):
     monkeypatch.setattr(dsg_mod, "AUTO_FEATURES", 20)
     X = np.random.default_rng(5).normal(size=(800, 5))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    m = DSG(sigma=2.0, batch_size=16, block_features=8, random_state=0).fit(X, y)
+    m = DSG(sigma=2.0, batch_size=16, block_features=8, random_state=0, max_iter=1).fit(X, y)
     assert m.max_blocks_ == 3 and m.n_blocks_ == 3  # ceil(20 / 8)
     assert m.model_form_.startswith("bounded (max_blocks: auto, 800 training rows > 500: 3 blocks")
     assert DSG(max_blocks=None).fit(X, y).model_form_.startswith("growing (max_blocks: null")
@@ -178,7 +178,7 @@ def test_default_pass_work_doubles_when_rows_double(monkeypatch):
         rng = np.random.default_rng(0)
         X = rng.normal(size=(n, 20)).astype(np.float32)
         y = np.where(X[:, 0] > 0, 1.0, -1.0)
-        return DSG(sigma=3.0, batch_size=32, block_features=64, random_state=0).fit(X, y)
+        return DSG(sigma=3.0, batch_size=32, block_features=64, random_state=0, max_iter=1).fit(X, y)
 
     m1, m2 = run(10000), run(20000)
     assert m1.max_blocks_ == m2.max_blocks_ == 10

@@ -77,7 +77,8 @@ def test_partial_fit_chunks_equal_fit(spec):
     if name in ("npegasos",):
         pytest.skip("Nystrom landmarks are drawn from the rows of the first call")
     X, y = _toy(task)
-    whole = _make(task, name).fit(X, y)
+    # DSG's fit plays epochs (scikit-learn's SGD convention); max_iter=1, shuffle=False is one pass
+    whole = _make(task, name, max_iter=1, shuffle=False).fit(X, y)
     chunked = _make(task, name)
     for lo in range(0, len(y), 64):  # multiples of batch_size
         chunked.partial_fit(X[lo:lo + 64], y[lo:lo + 64], classes=np.unique(y) if task != "regression" else None)

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 from sklearn.base import RegressorMixin
 
-from ..base import EPOCH_PARAMS, MAX_ITER, N_ITER_NO_CHANGE, SIGMA, TOL, VARIANT, round_half_up
+from ..base import EPOCH_PARAMS, MAX_ITER, ONLINE_N_ITER_NO_CHANGE, SIGMA, TOL, VARIANT, round_half_up
 from ...compute.duplicates import BlockRepeats
 from ...compute.features import (BLOCK, NystromMap, axpy, dot, multiclass_linear_step,
                        regression_linear_step)
@@ -177,7 +177,7 @@ class NOGD(SupportVectorLearner):
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 100, rho_n: float = 0.2,
                  rank: int | None = None, eta: float = 0.2, variant: str = "faithful", max_iter: int = MAX_ITER, tol: float | None = TOL,
-                 n_iter_no_change: int = N_ITER_NO_CHANGE):
+                 n_iter_no_change: int = ONLINE_N_ITER_NO_CHANGE):
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
@@ -315,7 +315,7 @@ class MulticlassNOGD(NOGD):
 
     def __init__(self, *, sigma: float | str = "scale", budget: int = 200, rho_n: float = 0.2,
                  rank: int | None = None, eta: float = 0.5, variant: str = "faithful", max_iter: int = MAX_ITER, tol: float | None = TOL,
-                 n_iter_no_change: int = N_ITER_NO_CHANGE):
+                 n_iter_no_change: int = ONLINE_N_ITER_NO_CHANGE):
         super().__init__(sigma=sigma, budget=budget, rho_n=rho_n, rank=rank, eta=eta,
                          variant=variant,
                          max_iter=max_iter, tol=tol, n_iter_no_change=n_iter_no_change)
@@ -358,7 +358,7 @@ class RegressionNOGD(RegressorMixin, NOGD):
     def __init__(self, *, sigma: float | str = "scale", budget: int = 30, rho_n: float = 0.2,
                  rank: int | None = None, eta: float = 0.1, epsilon: float = 0.1,
                  variant: str = "faithful", max_iter: int = MAX_ITER, tol: float | None = TOL,
-                 n_iter_no_change: int = N_ITER_NO_CHANGE):
+                 n_iter_no_change: int = ONLINE_N_ITER_NO_CHANGE):
         super().__init__(sigma=sigma, budget=budget, rho_n=rho_n, rank=rank, eta=eta,
                          variant=variant,
                          max_iter=max_iter, tol=tol, n_iter_no_change=n_iter_no_change)

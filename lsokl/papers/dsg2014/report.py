@@ -396,7 +396,8 @@ def e2_tuned(out: Path) -> dict:
     scores = []
     for theta, t0, nu in itertools.product(grid["theta"], grid["t0"], grid["nu"]):
         m = registry.create("dsg", "binary", sigma=sigma, batch_size=64, block_features=64,
-                            schedule="inv_t", theta=theta, t0=t0, nu=nu, random_state=0)
+                            schedule="inv_t", theta=theta, t0=t0, nu=nu, random_state=0,
+                            max_iter=1, shuffle=False)  # the paper's single pass, in stream order
         m.fit(V[~val], Vy[~val])
         acc = float(np.mean(m.predict(V[val]) == Vy[val]))
         scores.append({"theta": theta, "t0": t0, "nu": nu, "validation_accuracy": acc})
