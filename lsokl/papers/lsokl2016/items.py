@@ -138,7 +138,8 @@ ITEMS = [
                 "(the usps and letter panels: lsokl2016:fig3-large)",
          **_q("fig3"),
          recipe="sweep-figure",
-         options={"sweeps": ("rho_f", "rho_n"), "prefix": "fig3-", "title": "Fig. 3 sensitivity"},
+         options={"sweeps": ("rho_f", "rho_n"), "prefix": "fig3-", "title": "Fig. 3 sensitivity",
+                  "paper": "lsokl2016:table7"},
          score=partial(scoring.sweep_claim, files={"fig3-rho_f.csv": ("fogd",), "fig3-rho_n.csv": ("nogd",)})),
     # the usps and letter panels: their own config and folder (B = 100, the whole training splits, Table 7's
     # settings), so results/fig3's dna/satimage runs (B = 200) and figures stay as they are

@@ -88,8 +88,9 @@ def _plot(agg: pd.DataFrame, out: Path, name: str, x: str, y: str, *, xlabel: st
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(out / f"{name}.{ext}", dpi=120)
+    from ...report.plots import save_figure
+
+    save_figure(fig, out / name)  # + its marks sidecar (MEKA's figures print no numbers to mark)
     plt.close(fig)
 
 
@@ -476,8 +477,9 @@ def fig3(root, out, config=None, rows: int = 1000, clusters: int = 5, max_rank: 
             ax.legend(fontsize=7)
             ax.grid(True, alpha=0.3)
             fig.tight_layout()
-            for ext in ("png", "svg"):
-                fig.savefig(out / f"fig3-{ds}.{ext}", dpi=120)
+            from ...report.plots import save_figure
+
+            save_figure(fig, out / f"fig3-{ds}")  # + its marks sidecar (no printed numbers to mark)
             plt.close(fig)
             pick = g[g["rank"].isin([1, 5, 10, 20, 30, 40, 50])]
             lines += [f"## {ds}{_standin(ds, 'fig3')}, gamma = {gam:g}", "",
@@ -514,8 +516,9 @@ def fig10(root, out, config=None, **kw) -> pd.DataFrame:
         ax.legend(fontsize=8)
         ax.grid(True, alpha=0.3)
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(Path(out) / f"fig10-{ds}-steps-vs-c.{ext}", dpi=120)
+        from ...report.plots import save_figure
+
+        save_figure(fig, Path(out) / f"fig10-{ds}-steps-vs-c")  # + its marks sidecar (no printed numbers)
         plt.close(fig)
     return agg
 
