@@ -116,8 +116,6 @@ def test_committed_plots_with_a_sidecar_mark_published_values():
 #: committed plots drawn before the marks sidecars existed, whose records are not committed: each needs its
 #: item re-run (``lsokl reproduce ITEM``) to be redrawn through ``save_figure``. The list may only shrink.
 PENDING_REDRAW = {
-    "bpegasosm-fig3/time-vs-length.png",  # bpegasosm2010:fig3 (Fig. 3 prints no number)
-    "bpegasosm-table1/curves-checkerboard.png", "bpegasosm-table1/curves-waveform.png",  # bpegasosm2010:table1
     "meka-fig10-clusters/report/fig10-cadata-error-vs-memory.png",
     "meka-fig10-clusters/report/fig10-cadata-steps-vs-c.png",
     "meka-fig11/report/fig11-pendigits-error-vs-memory.png", "meka-fig11/report/fig11-pendigits-error-vs-time.png",
