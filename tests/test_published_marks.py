@@ -113,37 +113,14 @@ def test_committed_plots_with_a_sidecar_mark_published_values():
         assert data["published"], f"{sidecar} marks no published value"
 
 
-#: committed plots drawn before the marks sidecars existed, whose records are not committed: each needs its
-#: item re-run (``lsokl reproduce ITEM``) to be redrawn through ``save_figure``. The list may only shrink.
-PENDING_REDRAW = {
-    "meka-fig10-clusters/report/fig10-cadata-error-vs-memory.png",
-    "meka-fig10-clusters/report/fig10-cadata-steps-vs-c.png",
-    "meka-fig11/report/fig11-pendigits-error-vs-memory.png", "meka-fig11/report/fig11-pendigits-error-vs-time.png",
-    "meka-fig12/fig12-rank-cadata.png", "meka-fig12/fig12-rank-cpusmall.png", "meka-fig12/fig12-rank-wine-quality.png",
-    "meka-fig13/report/fig13-pendigits-error-vs-time.png",
-    "meka-fig2/report/fig2-cadata.png",
-    "meka-fig3/report/fig3-pendigits.png",
-    "meka-fig4/report/fig4-cadata-error-vs-time.png",
-    "meka-fig5/report/fig5-cadata-error-vs-eps.png", "meka-fig5/report/fig5-cadata-time-vs-eps.png",
-    "meka-fig6/report/fig6-cadata-error-vs-memory.png", "meka-fig6/report/fig6-cadata-error-vs-time.png",
-    "meka-fig7-pendigit/report/fig7-pendigits-gamma10-error-vs-memory.png",
-    "meka-fig7-pendigit/report/fig7-pendigits-gamma10-error-vs-time.png",
-    "meka-fig7-pendigit/report/fig7-pendigits-gamma2-error-vs-memory.png",
-    "meka-fig7-pendigit/report/fig7-pendigits-gamma2-error-vs-time.png",
-    "meka-fig7a/report/fig7a-pendigits.png",
-    "meka-fig8/report/fig8-cadata-error-vs-memory.png",
-    "meka-fig9/report/fig9-cadata-error-vs-gamma.png",
-}
 
-
-def test_every_committed_plot_has_its_marks_sidecar_but_the_pending_ones():
-    """Every committed plot was drawn through save_figure (its .marks.json beside it), except the
-    declared PENDING_REDRAW ones; a pending plot that has been redrawn must leave the list."""
+def test_every_committed_plot_has_its_marks_sidecar():
+    """Every committed plot was drawn through save_figure: its .marks.json (the published values read
+    back from the figure) lies beside it."""
     root = Path(__file__).resolve().parents[1] / "results"
-    missing = {p.relative_to(root).as_posix() for p in root.rglob("*.png")
-               if not p.with_name(p.stem + ".marks.json").exists()}
-    assert missing <= PENDING_REDRAW, f"plots without a marks sidecar: {sorted(missing - PENDING_REDRAW)}"
-    assert PENDING_REDRAW <= missing, f"redrawn, remove from PENDING_REDRAW: {sorted(PENDING_REDRAW - missing)}"
+    missing = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.png")
+                     if not p.with_name(p.stem + ".marks.json").exists())
+    assert missing == [], f"plots without a marks sidecar (redraw them with `lsokl reproduce ITEM`): {missing}"
 
 
 def test_every_plot_is_saved_through_save_figure():
