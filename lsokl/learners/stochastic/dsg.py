@@ -200,6 +200,14 @@ class DSG(BlockModel):
         rows, the bounded form with 16,384 features above), None (one new block per step, the
         paper's growing model, at any size) or the most blocks kept; after that each step refines
         a uniformly random existing block (the GPU code, spec section 4; a pass is then linear in n).
+    max_iter, tol, n_iter_no_change, shuffle : ``fit``'s epochs (scikit-learn's SGD convention, see
+        :meth:`fit`); ``max_iter=1, shuffle=False`` is the paper's single pass. ``partial_fit`` and
+        ``fit_curve`` (the reproductions) always play one pass.
+
+    Defaults (binary: nu = 1e-3, b = r = 64, theta / sqrt(t) with theta = 30; multi-class: nu = 0,
+    b = r = 64, constant step 20) are chosen for ``fit`` on standardised data (benchmarks/defaults.py:
+    within 2 points of ``SVC()`` on german, breast_cancer, digits and make_moons; log-loss 0.10 on
+    digits); every paper config sets its own values.
     """
 
     name = "dsg"
