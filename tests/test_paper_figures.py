@@ -145,4 +145,5 @@ def test_dsg_e1_plain_runs_the_plain_config_and_its_report(tmp_path, monkeypatch
     assert dsg.run(tmp_path, ["e1-plain"]) == 0
     assert calls[0][0] == "run" and calls[0][1].endswith("dsg-e1-plain.yaml")
     assert calls[0][3] == str(tmp_path / "e1-plain")
-    assert calls[1] == ["report", str(tmp_path / "e1-plain"), "--out", str(tmp_path / "e1-plain-report")]
+    # tables only: the tuned DSG's curve is drawn, with the published end points, in the E1 and SC2 figures
+    assert calls[1] == ["report", str(tmp_path / "e1-plain"), "--out", str(tmp_path / "e1-plain-report"), "--no-plots"]
