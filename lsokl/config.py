@@ -1037,9 +1037,11 @@ def _expand(v: _Validator, cls, lname: str, merged: dict, paths: dict) -> list[d
         except (TypeError, ValueError) as exc:
             where = ", ".join(sorted({paths[k].rsplit(".", 1)[0] for k in combo})) or f"algorithms.{lname}"
             v.fail(where, f"{lname} with {combo}: {exc}")
-        # the full parameter set, defaults included, so a record says exactly what ran
+        # the full parameter set, defaults included, so a record says exactly what ran; parameters only
+        # `fit`'s epochs read (the learner's fit_only_params) are left out unless set: cells never call fit
+        fit_only = set(getattr(cls, "fit_only_params", ())) - set(combo)
         full = {k: _jsonable(val) for k, val in learner.get_params(deep=False).items()
-                if not (k == "random_state" and val is None)}
+                if not (k == "random_state" and val is None) and k not in fit_only}
         out.append(full)
     return out
 

@@ -199,3 +199,18 @@ def test_shipped_configs_are_valid():
     smoke = load_config(root / "smoke.yaml")
     assert set(smoke.algorithms) >= {"perceptron", "ogd", "rbp", "forgetron", "projectron",
                                      "projectron++", "bpas", "bogd", "fogd", "nogd"}
+
+
+def test_cells_leave_out_the_parameters_only_fit_reads(tmp_path):
+    """max_iter, tol, n_iter_no_change (and DSG's shuffle) are read by fit's epochs only; a cell plays
+    run / fit_curve, so its parameters (and record key) leave them out unless the config sets them."""
+    from lsokl.config import load_config
+
+    path = tmp_path / "c.yaml"
+    path.write_text("name: c\npermutations: 1\nprotocol: holdout\ntest_fraction: 0.2\ndatasets:\n  german: {}\nalgorithms:\n"
+                    "  fogd: {sigma: 8}\n  dsg: {sigma: 8}\n  nogd: {sigma: 8, max_iter: 3}\n")
+    params = {c.algorithm: c.param_dict for c in load_config(path).cells}
+    for name in ("fogd", "dsg"):
+        assert not {"max_iter", "tol", "n_iter_no_change", "shuffle"} & set(params[name]), params[name]
+    assert params["dsg"]["max_blocks"] == "auto" and params["fogd"]["eta"] == 0.002  # other defaults stay
+    assert params["nogd"]["max_iter"] == 3 and "tol" not in params["nogd"]  # set in the config: kept

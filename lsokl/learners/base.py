@@ -402,6 +402,9 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
     #: fitting noise when the epochs repeat the rows (FOGD). ``run`` and ``partial_fit`` keep
     #: ``eta`` as given.
     fit_step_decay: ClassVar[bool] = False
+    #: parameters only ``fit``'s epochs read: ``run`` and ``partial_fit`` (what the runner's cells play)
+    #: ignore them, so a config cell's parameters and record key leave them out unless the config sets them
+    fit_only_params: ClassVar[tuple] = ("max_iter", "tol", "n_iter_no_change")
 
     def _eta_now(self) -> float:
         """The step the compiled loops take now: ``eta``, divided by the epoch number inside the

@@ -212,6 +212,9 @@ class DSG(BlockModel):
 
     name = "dsg"
     task = "binary"
+    #: only ``fit``'s epochs read these; ``fit_curve`` / ``partial_fit`` (the runner's cells) do not, so a
+    #: config cell's parameters and record key leave them out unless the config sets them
+    fit_only_params = ("max_iter", "tol", "n_iter_no_change", "shuffle")
     randomized = True
     array_api_support = True
     _losses = ("hinge", "logistic")
