@@ -319,7 +319,7 @@ class DSG(BlockModel):
             return self.classes_[(S[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(S, axis=1)]
 
-    def _play_epochs(self, X, Y, epochs: int, rng) -> None:
+    def _play_epochs(self, X, Y, epochs: int, rng):
         """The epochs of :meth:`fit`. The growing form keeps every training row's running score
         (each step adds its new block's contribution to all n rows in one GEMM, decayed like the
         model), so a batch's scores are read, not recomputed; the bounded form scores each batch
