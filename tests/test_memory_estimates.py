@@ -92,7 +92,7 @@ def _check(estimate: dict, peak: int):
 
 @pytest.mark.parametrize("name,params,X,y", LEARNERS, ids=[c[0] for c in LEARNERS])
 def test_learner_peak_within_its_estimate(name, params, X, y):
-    registry.create(name, "binary", **params).fit(X[:50], y[:50])  # compile in the parent
+    registry.create(name, "binary", **params).fit(X, y)  # compile in the parent (every specialisation the fit uses)
     estimate = cell_memory(registry.create(name, "binary", **params), X.shape[0], X.shape[1])
     peak = peak_added(lambda: registry.create(name, "binary", **params).fit(X, y))
     _check(estimate, peak)
