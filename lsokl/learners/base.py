@@ -414,7 +414,7 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
     def _fit_epochs(self, X, y):
         """scikit-learn's SGD convention over the online updates: epoch k plays every row once in
         an order shuffled by a generator seeded from ``random_state`` (0 when it is None or absent,
-        so ``fit`` is repeatable), continuing the same model (step counters keep counting). The
+        so the shuffles are repeatable), continuing the same model (step counters keep counting). The
         epoch's loss is its online error rate (its mean squared loss for regression), measured
         before each update as the pass predicts; with ``tol`` not None, training stops once
         ``n_iter_no_change`` epochs in a row have not lowered the best loss by ``tol``.
@@ -434,9 +434,8 @@ class OnlineLearner(ClassifierMixin, BaseEstimator):
         self._fit_width(X, stream)
         self._check_data_scale(stream)
         n = stream.n_samples
-        self._fit_rows = n
+        self._fit_rows = n  # read while the model is allocated; _fit_epochs removes it
         self._reset(stream.n_features, max(n, 16), None)
-        self.__dict__.pop("_fit_rows", None)
         rs = getattr(self, "random_state", None)
         rng = np.random.default_rng(rs if isinstance(rs, (int, np.integer)) else 0)
         best, stale = np.inf, 0

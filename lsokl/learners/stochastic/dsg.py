@@ -306,18 +306,14 @@ class DSG(BlockModel):
         # constant-model check reads them instead of predicting its rows again
         rows = constant_check_rows(n)
         warn_if_constant_model(self, X, y, None if S is None or not rows.size else
-                               self._labels_of_scores(to_numpy(take_rows(S, rows))))
+                               self._predicted_from_scores(to_numpy(take_rows(S, rows))))
         return self
 
-    def _labels_of_scores(self, S) -> np.ndarray:
-        """What :meth:`predict` returns for rows with (n, K) scores S (host numpy)."""
+    def _predicted_from_scores(self, S) -> np.ndarray:
+        """What :meth:`predict` returns for rows whose raw (n, K) scores are S (host numpy)."""
         if self.task == "regression":
             return S[:, 0] + getattr(self, "offset_", 0.0)
-        if len(self.classes_) == 1:
-            return np.repeat(self.classes_, len(S))
-        if self.task == "binary":
-            return self.classes_[(S[:, 0] > 0).astype(int)]
-        return self.classes_[np.argmax(S, axis=1)]
+        return self._labels(S[:, 0] if S.shape[1] == 1 else S)  # _decision's shape
 
     def _play_epochs(self, X, Y, epochs: int, rng):
         """The epochs of :meth:`fit`. The growing form keeps every training row's running score

@@ -365,15 +365,16 @@ class MinibatchLearner(BaseEstimator):
         (scikit-learn's convention for Array API input; string labels stay numpy)."""
         if self.task == "regression":
             return self._decision(X)
-        S = self._host_decision(X)
+        return labels_like(self._labels(self._host_decision(X)), X)
+
+    def _labels(self, S: np.ndarray) -> np.ndarray:
+        """The classes of rows whose host decision values (:meth:`_decision`'s shape) are S."""
         if self.task == "binary":
-            labels = (np.repeat(self.classes_, len(S)) if len(self.classes_) == 1
-                      else self.classes_[(S > 0).astype(int)])
-        elif S.ndim == 1:  # one class seen: every row is that class
-            labels = np.repeat(self.classes_, len(S))
-        else:
-            labels = self.classes_[np.argmax(S, axis=1)]
-        return labels_like(labels, X)
+            return (np.repeat(self.classes_, len(S)) if len(self.classes_) == 1
+                    else self.classes_[(S > 0).astype(int)])
+        if S.ndim == 1:  # one class seen: every row is that class
+            return np.repeat(self.classes_, len(S))
+        return self.classes_[np.argmax(S, axis=1)]
 
     def score(self, X, y) -> float:
         if self.task == "regression":
