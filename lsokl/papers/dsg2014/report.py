@@ -525,7 +525,7 @@ def e2_labels(out: Path, jobs: int) -> dict:
     recs = ResultStore(out / "e2-labels").records()
     pub = published_errors("MNIST8M 8 vs. 6")  # the paper's DSG end point on MNIST8M's 8 vs 6 (the full set)
     heldout_curve_figures(recs, out / "figures", prefix="e2-labels-",
-                          title="Fig. 1(2) task, 8 vs 6 (labels: [8, 6]): test error vs training samples",
+                          title="Fig. 1(2) task, 8 vs 6 (labels: [8, 6]) on a stand-in (the 10k MNIST test images): test error vs samples",
                           references={"mnist": {k.replace("(MNIST8M 8 vs. 6)", "(MNIST8M, 8 vs 6)"): v
                                                 for k, v in pub.items()}})
     ends = end_points(curve_frame(recs))
